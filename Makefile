@@ -1,0 +1,38 @@
+# Two entry points: `make run` and `make test`. Both work on a fresh Debian
+# machine: they create .venv, install jellybit, and (tests) the Debian packages.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+CONFIG ?= $(or $(JELLYBIT_CONFIG),config.toml)
+# Debian packages the tests drive for real (filled in as capabilities land).
+TEST_DEBS :=
+
+.PHONY: run test lint check-deps bench clean
+
+$(BIN)/jellybit: pyproject.toml
+	@scripts/ensure-python "$(PYTHON)"
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $@
+
+run: $(BIN)/jellybit
+	$(BIN)/jellybit run --config "$(CONFIG)"
+
+test: $(BIN)/jellybit check-deps
+	$(BIN)/pytest -n auto
+
+check-deps:
+	@scripts/ensure-debs $(TEST_DEBS)
+
+lint: $(BIN)/jellybit
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+bench: $(BIN)/jellybit
+	$(BIN)/python -m bench.store_bench
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

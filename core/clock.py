@@ -1,0 +1,65 @@
+"""The one place that reads the clock.
+
+Stored timestamps are RFC 3339 UTC with a ``Z`` suffix at second precision:
+fixed width, so TEXT order equals time order in SQLite.
+"""
+
+import time
+from datetime import UTC, datetime
+
+RFC3339 = "%Y-%m-%dT%H:%M:%SZ"
+# What SQLite's datetime('now') wrote before the identity change.
+_LEGACY_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S.%f")
+
+
+def now() -> str:
+    """The current time as a stored timestamp."""
+    return format_time(datetime.now(UTC))
+
+
+def now_ms() -> int:
+    """Milliseconds since the Unix epoch (the ULID timestamp part)."""
+    return time.time_ns() // 1_000_000
+
+
+def monotonic() -> float:
+    """Seconds on a clock that never goes back: for durations, not timestamps."""
+    return time.monotonic()
+
+
+def log_timestamp() -> str:
+    """Millisecond-precision UTC time for log records."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def format_time(moment: datetime) -> str:
+    """RFC 3339 UTC text of an aware datetime."""
+    if moment.tzinfo is None:
+        raise ValueError("naive datetime: the time zone is unknown")
+    return moment.astimezone(UTC).strftime(RFC3339)
+
+
+def parse_time(text: str) -> datetime:
+    """Parse a stored timestamp; anything but the canonical form is a ValueError."""
+    return datetime.strptime(text, RFC3339).replace(tzinfo=UTC)
+
+
+def parse_legacy_time(text: object) -> datetime | None:
+    """Parse a timestamp written by the legacy schema (UTC); None when unparsable."""
+    if not isinstance(text, str):
+        return None
+    for fmt in (*_LEGACY_FORMATS, RFC3339):
+        try:
+            return datetime.strptime(text.strip(), fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
+def to_ms(moment: datetime) -> int:
+    """Milliseconds since the Unix epoch of an aware datetime."""
+    return int(moment.timestamp() * 1000)
+
+
+def from_ms(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC)

@@ -1,0 +1,5 @@
+import sys
+
+from jellybit.cli import main
+
+sys.exit(main())

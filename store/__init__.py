@@ -1,0 +1,23 @@
+"""SQLite persistence (aiosqlite). ``Store`` bundles the database and its parts."""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Self
+
+from store.db import Database
+from store.downloads import Downloads
+
+
+@dataclass(frozen=True)
+class Store:
+    db: Database
+    downloads: Downloads
+
+    @classmethod
+    async def open(cls, path: Path) -> Self:
+        """Open a migrated database (``store.migrate.migrate`` brings it up to date)."""
+        db = await Database.open(path)
+        return cls(db=db, downloads=Downloads(db))
+
+    async def close(self) -> None:
+        await self.db.close()

@@ -1,0 +1,416 @@
+"""Downloads and their infohashes: the guarded operations of the identity spec.
+
+The invariant "at most one ACTIVE download per infohash" has no index behind
+it (one hash may belong to several downloads over time); it is held by the
+guarded operations below, each ONE write transaction, and by ``set_state``,
+which refuses terminal -> active inside its UPDATE.
+"""
+
+import sqlite3
+from collections.abc import Iterable
+
+import aiosqlite
+
+from core import clock
+from core.errors import InfohashTakenError, InvalidInputError, InvalidTransitionError, NotFoundError
+from core.ids import Id, new_id, parse_id
+from core.infohash import Kind, normalize_infohashes
+from core.models import CreateResult, Download, Infohash, NewDownload, StateTransition
+from core.states import ACTIVE, TERMINAL, State
+from store.db import Database
+from store.rows import fetch_all, fetch_one, json_list
+
+_ACTIVE = json_list(sorted(ACTIVE))
+_TERMINAL = json_list(sorted(TERMINAL))
+# States whose reason is kept in download.error: why it is not going forward.
+_TROUBLE = json_list(sorted({State.STUCK, State.FAILED, State.REMOVED}))
+
+# Which active download (other than :exclude) owns one of :hashes.
+_ACTIVE_OWNERS_SQL = """
+    SELECT h.infohash, h.download_id
+    FROM download_infohash AS h JOIN download AS d ON d.id = h.download_id
+    WHERE h.infohash IN (SELECT value FROM json_each(:hashes))
+      AND d.state IN (SELECT value FROM json_each(:active))
+      AND h.download_id != :exclude
+    ORDER BY h.download_id
+"""
+
+_ADD_HASH_IF_FREE_SQL = """
+    INSERT OR IGNORE INTO download_infohash (download_id, infohash, kind, created_at)
+    SELECT :download_id, :infohash, :kind, :now
+    WHERE NOT EXISTS (
+        SELECT 1 FROM download_infohash AS h JOIN download AS d ON d.id = h.download_id
+        WHERE h.infohash = :infohash AND h.download_id != :download_id
+          AND d.state IN (SELECT value FROM json_each(:active)))
+"""
+
+_UPDATE_STATE_SQL = """
+    UPDATE download
+    SET state = :to_state, updated_at = :now,
+        error = CASE WHEN :to_state IN (SELECT value FROM json_each(:trouble))
+                     THEN :reason ELSE NULL END
+    WHERE id = :id
+      AND state IN (SELECT value FROM json_each(:from_states))
+"""
+
+# The backstop of set_state: never terminal -> active.
+_NOT_TERMINAL_TO_ACTIVE = """
+      AND NOT (state IN (SELECT value FROM json_each(:terminal))
+               AND :to_state IN (SELECT value FROM json_each(:active)))
+"""
+
+_NO_OTHER_ACTIVE_OWNER = """
+      AND NOT EXISTS (
+        SELECT 1 FROM download_infohash AS mine
+        JOIN download_infohash AS other
+          ON other.infohash = mine.infohash AND other.download_id != mine.download_id
+        JOIN download AS o ON o.id = other.download_id
+        WHERE mine.download_id = :id AND o.state IN (SELECT value FROM json_each(:active)))
+"""
+
+_DOWNLOAD_COLUMNS = """
+    id, name, state, source, source_ref, chat_id, message_id, save_path, content_path,
+    total_size, progress, error, source_added_at, completed_at, created_at, updated_at
+"""
+
+
+class Downloads:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # --- guarded writes ---------------------------------------------------
+
+    async def create_download_if_no_active(
+        self, new: NewDownload, hashes: Iterable[str]
+    ) -> CreateResult:
+        """Create a download with its hashes unless an active download owns one of them.
+
+        Invariant: at most one active download per infohash. When an active
+        download owns any of ``hashes`` it is returned instead (``created`` is
+        False), and it gains the hashes of this call it lacks and no other
+        active download owns (the second hash of a hybrid is not lost).
+        """
+        wanted = normalize_infohashes(hashes)
+        if new.state not in ACTIVE:
+            raise InvalidInputError(f"a new download must be active, not {new.state}")
+        async with self._db.write() as conn:
+            owners = await _active_owners(conn, wanted, exclude="")
+            if owners:
+                download_id = next(iter(owners.values()))
+                await _add_hashes_if_free(conn, download_id, wanted)
+                return CreateResult(await _load(conn, download_id), created=False)
+            download_id = await _insert_download(conn, new, wanted)
+            return CreateResult(await _load(conn, download_id), created=True)
+
+    async def activate_if_no_other_active(
+        self,
+        download_id: Id,
+        to_state: State,
+        *,
+        reason: str,
+        from_states: Iterable[State] = tuple(State),
+    ) -> Download:
+        """Move a download into an active state unless ANOTHER active download
+        owns one of its hashes (retry, recovery, relink).
+
+        Invariant: at most one active download per infohash. The download
+        itself is excluded from the check (a stuck one is active and must not
+        mask another owner). Refuses with ``InfohashTakenError`` naming the
+        owner, or ``InvalidTransitionError`` when the current state is not in
+        ``from_states``; a refusal changes nothing.
+        """
+        if to_state not in ACTIVE:
+            raise InvalidInputError(f"activate needs an active state, not {to_state}")
+        allowed = frozenset(from_states)
+        async with self._db.write() as conn:
+            current = await _current_state(conn, download_id)
+            params = _set_state_params(download_id, to_state, reason, allowed)
+            cursor = await conn.execute(_UPDATE_STATE_SQL + _NO_OTHER_ACTIVE_OWNER, params)
+            if cursor.rowcount == 0:
+                await _explain_refused_activation(conn, download_id, current, to_state, allowed)
+            await _record_transition(conn, download_id, current, to_state, reason)
+            return await _load(conn, download_id)
+
+    async def add_infohashes(self, download_id: Id, hashes: Iterable[str]) -> Download:
+        """Add hashes to a download (a hybrid torrent revealing its second hash).
+
+        Invariant: at most one active download per infohash. When another
+        active download owns any of them, nothing is added and
+        ``InfohashTakenError`` names the owner.
+        """
+        wanted = normalize_infohashes(hashes)
+        async with self._db.write() as conn:
+            await _current_state(conn, download_id)
+            owners = await _active_owners(conn, wanted, exclude=download_id)
+            for infohash, owner in owners.items():
+                raise InfohashTakenError(infohash, owner)
+            await _add_hashes_if_free(conn, download_id, wanted)
+            return await _load(conn, download_id)
+
+    async def set_state(
+        self,
+        download_id: Id,
+        to_state: State,
+        *,
+        reason: str,
+        from_states: Iterable[State] = tuple(State),
+    ) -> Download:
+        """Change the state; refuses terminal -> active in the UPDATE itself.
+
+        Invariant: a terminal download comes back only through
+        ``activate_if_no_other_active`` — the mechanical backstop that replaced
+        the unique index. Also refuses when the current state is not in
+        ``from_states`` (the caller's view is stale). Same state: no change.
+        """
+        allowed = frozenset(from_states)
+        async with self._db.write() as conn:
+            current = await _current_state(conn, download_id)
+            if current == to_state:
+                return await _load(conn, download_id)
+            params = _set_state_params(download_id, to_state, reason, allowed)
+            cursor = await conn.execute(_UPDATE_STATE_SQL + _NOT_TERMINAL_TO_ACTIVE, params)
+            if cursor.rowcount == 0:
+                raise InvalidTransitionError(download_id, current, to_state)
+            await _record_transition(conn, download_id, current, to_state, reason)
+            return await _load(conn, download_id)
+
+    # --- reads ------------------------------------------------------------
+
+    async def find_download(self, text: object) -> Download | None:
+        """The download whose id is ``text`` in any case; None — without a query —
+        when ``text`` is not an id at all."""
+        download_id = parse_id(text)
+        if download_id is None:
+            return None
+        return await _find(self._db.reader, download_id)
+
+    async def get_download(self, download_id: Id) -> Download:
+        found = await self.find_download(download_id)
+        if found is None:
+            raise NotFoundError("download", download_id)
+        return found
+
+    async def find_active_by_infohash(self, hashes: Iterable[str]) -> Download | None:
+        """The active download that owns any of ``hashes`` (v1 or v2), if any."""
+        owners = await _active_owners(self._db.reader, normalize_infohashes(hashes), exclude="")
+        if not owners:
+            return None
+        return await _find(self._db.reader, next(iter(owners.values())))
+
+    async def list_downloads(
+        self,
+        query: str = "",
+        *,
+        states: Iterable[State] = tuple(State),
+        limit: int = 50,
+        before: Id | None = None,
+    ) -> list[Download]:
+        """Newest first. ``query`` matches a name substring, an infohash prefix
+        (v1 or v2) or an id in any case; ``before`` pages by id."""
+        text = query.strip()
+        params = {
+            "states": json_list(states),
+            "before": before or "~",  # "~" sorts after every id
+            "limit": max(1, min(limit, 500)),
+            "name": f"%{_escape_like(text)}%",
+            "hash_from": text.lower(),
+            "hash_to": text.lower() + "~",
+            "id": parse_id(text) or "",
+        }
+        rows = await fetch_all(
+            self._db.reader,
+            f"""SELECT {_DOWNLOAD_COLUMNS} FROM download AS d
+            WHERE d.state IN (SELECT value FROM json_each(:states)) AND d.id < :before
+              AND (:name = '%%' OR d.name LIKE :name ESCAPE '\\' OR d.id = :id
+                   OR (length(:hash_from) >= 6 AND EXISTS (
+                       SELECT 1 FROM download_infohash AS h WHERE h.download_id = d.id
+                       AND h.infohash >= :hash_from AND h.infohash < :hash_to)))
+            ORDER BY d.id DESC LIMIT :limit""",
+            params,
+        )
+        return await _with_hashes(self._db.reader, rows)
+
+    async def list_transitions(self, download_id: Id) -> list[StateTransition]:
+        """The history of a download, oldest first."""
+        rows = await fetch_all(
+            self._db.reader,
+            """SELECT id, download_id, from_state, to_state, reason, created_at
+            FROM state_transition WHERE download_id = :id ORDER BY id""",
+            {"id": download_id},
+        )
+        return [
+            StateTransition(
+                id=Id(row["id"]),
+                download_id=Id(row["download_id"]),
+                from_state=None if row["from_state"] is None else State(row["from_state"]),
+                to_state=State(row["to_state"]),
+                reason=row["reason"],
+                created_at=row["created_at"],
+            )
+            for row in rows
+        ]
+
+
+# --- statements run inside a transaction or on the reader -----------------
+
+
+async def _active_owners(
+    conn: aiosqlite.Connection, hashes: Iterable[str], *, exclude: str
+) -> dict[str, Id]:
+    """infohash -> the active download owning it, oldest owner first."""
+    rows = await fetch_all(
+        conn,
+        _ACTIVE_OWNERS_SQL,
+        {"hashes": json_list(hashes), "active": _ACTIVE, "exclude": exclude},
+    )
+    owners: dict[str, Id] = {}
+    for row in rows:
+        owners.setdefault(row["infohash"], Id(row["download_id"]))
+    return owners
+
+
+async def _add_hashes_if_free(
+    conn: aiosqlite.Connection, download_id: Id, hashes: dict[str, Kind]
+) -> None:
+    now = clock.now()
+    await conn.executemany(
+        _ADD_HASH_IF_FREE_SQL,
+        [
+            {"download_id": download_id, "infohash": h, "kind": k, "now": now, "active": _ACTIVE}
+            for h, k in hashes.items()
+        ],
+    )
+
+
+async def _insert_download(
+    conn: aiosqlite.Connection, new: NewDownload, hashes: dict[str, Kind]
+) -> Id:
+    download_id, now = new_id(), clock.now()
+    await conn.execute(
+        """INSERT INTO download (id, name, state, source, source_ref, chat_id,
+            created_at, updated_at)
+        VALUES (:id, :name, :state, :source, :source_ref, :chat_id, :now, :now)""",
+        {
+            "id": download_id,
+            "name": new.name,
+            "state": new.state,
+            "source": new.source,
+            "source_ref": new.source_ref,
+            "chat_id": new.chat_id,
+            "now": now,
+        },
+    )
+    await conn.executemany(
+        """INSERT INTO download_infohash (download_id, infohash, kind, created_at)
+        VALUES (:download_id, :infohash, :kind, :now)""",
+        [
+            {"download_id": download_id, "infohash": h, "kind": k, "now": now}
+            for h, k in hashes.items()
+        ],
+    )
+    await _record_transition(conn, download_id, None, new.state, f"created from {new.source}")
+    return download_id
+
+
+async def _current_state(conn: aiosqlite.Connection, download_id: Id) -> State:
+    row = await fetch_one(conn, "SELECT state FROM download WHERE id = :id", {"id": download_id})
+    if row is None:
+        raise NotFoundError("download", download_id)
+    return State(row["state"])
+
+
+def _set_state_params(
+    download_id: Id, to_state: State, reason: str, from_states: frozenset[State]
+) -> dict[str, object]:
+    return {
+        "id": download_id,
+        "to_state": to_state,
+        "reason": reason,
+        "now": clock.now(),
+        "from_states": json_list(from_states),
+        "terminal": _TERMINAL,
+        "active": _ACTIVE,
+        "trouble": _TROUBLE,
+    }
+
+
+async def _explain_refused_activation(
+    conn: aiosqlite.Connection,
+    download_id: Id,
+    current: State,
+    to_state: State,
+    allowed: frozenset[State],
+) -> None:
+    if current not in allowed:
+        raise InvalidTransitionError(download_id, current, to_state)
+    mine = await fetch_all(
+        conn, "SELECT infohash FROM download_infohash WHERE download_id = :id", {"id": download_id}
+    )
+    owners = await _active_owners(conn, [row["infohash"] for row in mine], exclude=download_id)
+    for infohash, owner in owners.items():
+        raise InfohashTakenError(infohash, owner)
+    raise InvalidTransitionError(download_id, current, to_state)
+
+
+async def _record_transition(
+    conn: aiosqlite.Connection,
+    download_id: Id,
+    from_state: State | None,
+    to_state: State,
+    reason: str,
+) -> None:
+    await conn.execute(
+        """INSERT INTO state_transition (id, download_id, from_state, to_state, reason, created_at)
+        VALUES (:id, :download_id, :from_state, :to_state, :reason, :now)""",
+        {
+            "id": new_id(),
+            "download_id": download_id,
+            "from_state": from_state,
+            "to_state": to_state,
+            "reason": reason,
+            "now": clock.now(),
+        },
+    )
+
+
+async def _find(conn: aiosqlite.Connection, download_id: Id) -> Download | None:
+    row = await fetch_one(
+        conn, f"SELECT {_DOWNLOAD_COLUMNS} FROM download WHERE id = :id", {"id": download_id}
+    )
+    if row is None:
+        return None
+    return (await _with_hashes(conn, [row]))[0]
+
+
+async def _load(conn: aiosqlite.Connection, download_id: Id) -> Download:
+    found = await _find(conn, download_id)
+    if found is None:
+        raise NotFoundError("download", download_id)
+    return found
+
+
+async def _with_hashes(conn: aiosqlite.Connection, rows: list[sqlite3.Row]) -> list[Download]:
+    """Attach every download's infohashes with one query (v1 before v2)."""
+    if not rows:
+        return []
+    hash_rows = await fetch_all(
+        conn,
+        """SELECT download_id, infohash, kind FROM download_infohash
+        WHERE download_id IN (SELECT value FROM json_each(:ids)) ORDER BY kind, infohash""",
+        {"ids": json_list(row["id"] for row in rows)},
+    )
+    hashes: dict[str, list[Infohash]] = {}
+    for row in hash_rows:
+        hashes.setdefault(row["download_id"], []).append(Infohash(row["infohash"], row["kind"]))
+    return [_download(row, tuple(hashes.get(row["id"], ()))) for row in rows]
+
+
+def _download(row: sqlite3.Row, infohashes: tuple[Infohash, ...]) -> Download:
+    values = dict(zip(row.keys(), tuple(row), strict=True))
+    values["id"] = Id(values["id"])
+    values["state"] = State(values["state"])
+    return Download(**values, infohashes=infohashes)
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

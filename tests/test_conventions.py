@@ -1,0 +1,132 @@
+"""Conventions that a test can hold (docs/conventions/database.md, architecture)."""
+
+import ast
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("core", "store", "worker", "bot", "web", "migrations", "jellybit")
+CLOCK_MODULE = ROOT / "core" / "clock.py"
+ID_MODULE = ROOT / "core" / "ids.py"
+# Libraries core may use: pure computation, no I/O framework.
+CORE_THIRD_PARTY = {"ulid"}
+
+_AUTOINCREMENT = re.compile(r"\bAUTOINCREMENT\b", re.IGNORECASE)
+_DATETIME_DEFAULT = re.compile(r"DEFAULT\s*\(\s*datetime\s*\(\s*'now'", re.IGNORECASE)
+_SQL_CLOCK = re.compile(r"datetime\s*\(\s*'now'|CURRENT_TIMESTAMP|'now'\s*\)", re.IGNORECASE)
+_CLOCK_ATTRS = {"now", "utcnow", "today", "time", "time_ns", "monotonic", "perf_counter"}
+_CLOCK_OWNERS = {"datetime", "date", "time"}
+
+
+def project_files() -> Iterator[Path]:
+    for package in PACKAGES:
+        yield from sorted((ROOT / package).rglob("*.py"))
+
+
+def later_migrations() -> list[Path]:
+    files = sorted(p for p in (ROOT / "migrations").iterdir() if re.match(r"\d{4}_", p.name))
+    assert files[0].name == "0001_legacy.sql"
+    return files[1:]
+
+
+def clock_reads(source: str) -> list[str]:
+    """Places in Python source that read the wall or monotonic clock."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in _CLOCK_ATTRS
+            and isinstance(node.value, ast.Name)
+            and node.value.id in _CLOCK_OWNERS
+        ):
+            found.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
+        if isinstance(node, ast.ImportFrom) and node.module == "time":
+            found.append(f"line {node.lineno}: from time import …")
+        if isinstance(node, ast.Constant) and _SQL_CLOCK.search(str(node.value)):
+            found.append(f"line {node.lineno}: SQL reads the clock")
+    return found
+
+
+def imported_modules(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("path", later_migrations(), ids=lambda p: p.name)
+def test_no_autoincrement_or_datetime_default_after_0001(path: Path) -> None:
+    text = path.read_text()
+    assert not _AUTOINCREMENT.search(text)
+    assert not _DATETIME_DEFAULT.search(text)
+
+
+def test_ids_are_made_only_in_the_id_module() -> None:
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in project_files()
+        if path != ID_MODULE and any(m.split(".")[0] == "ulid" for m in imported_modules(path))
+    ]
+    assert offenders == []
+
+
+def test_the_clock_is_read_only_in_the_clock_module() -> None:
+    offenders = {
+        str(path.relative_to(ROOT)): reads
+        for path in project_files()
+        if path != CLOCK_MODULE and (reads := clock_reads(path.read_text()))
+    }
+    assert offenders == {}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from datetime import datetime\nx = datetime.now()",
+        "import time\nx = time.time()",
+        "import time\nx = time.monotonic()",
+        "from time import monotonic",
+        "SQL = \"INSERT INTO t VALUES (datetime('now'))\"",
+        "SQL = 'UPDATE t SET at = CURRENT_TIMESTAMP'",
+    ],
+)
+def test_the_clock_rule_catches_reads(source: str) -> None:
+    assert clock_reads(source)
+
+
+def test_core_imports_no_framework() -> None:
+    allowed = set(sys.stdlib_module_names) | {"core"} | CORE_THIRD_PARTY
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(bad)
+        for path in sorted((ROOT / "core").rglob("*.py"))
+        if (bad := {m for m in imported_modules(path) if m.split(".")[0] not in allowed})
+    }
+    assert offenders == {}
+
+
+def test_dependencies_point_inwards() -> None:
+    """store sees core; worker, bot and web see core and store; only the
+    composition root (jellybit.app, jellybit.cli) wires everything."""
+    allowed = {
+        "store": {"core", "store", "jellybit.logs"},
+        "worker": {"core", "store", "worker", "jellybit.logs"},
+        "bot": {"core", "store", "worker", "bot", "jellybit.logs"},
+        "web": {"core", "store", "worker", "web", "jellybit.logs"},
+        "migrations": {"core"},
+    }
+    ours = set(PACKAGES)
+    offenders = []
+    for package, may_use in allowed.items():
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for module in imported_modules(path):
+                top = module.split(".")[0]
+                if top in ours and top not in may_use and module not in may_use:
+                    offenders.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert offenders == []
