@@ -21,7 +21,7 @@ run: $(BIN)/jellybit
 	$(BIN)/jellybit run --config "$(CONFIG)"
 
 test: $(BIN)/jellybit check-deps
-	$(BIN)/pytest -n auto
+	$(BIN)/pytest -n auto --dist loadfile
 
 check-deps:
 	@scripts/ensure-debs $(TEST_DEBS)
@@ -33,6 +33,7 @@ lint: $(BIN)/jellybit
 
 bench: $(BIN)/jellybit
 	$(BIN)/python -m bench.store_bench
+	$(BIN)/python -m bench.poll_bench
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

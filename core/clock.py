@@ -63,3 +63,12 @@ def to_ms(moment: datetime) -> int:
 
 def from_ms(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def format_duration(seconds: float) -> str:
+    """A short English duration for reasons and logs: "6 h", "1.5 h", "45 min", "2 s"."""
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f}".removesuffix(".0") + " h"
+    if seconds >= 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s"

@@ -41,3 +41,32 @@ class InvalidTransitionError(ConflictError):
         self.download_id = download_id
         self.from_state = from_state
         self.to_state = to_state
+
+
+class ExternalError(AppError):
+    """An external system (qBittorrent, Telegram, TMDB, Jellyfin) did not do it."""
+
+    code = "external"
+
+    def __init__(self, system: str, detail: str) -> None:
+        super().__init__(f"{system}: {detail}")
+        self.system = system
+        self.detail = detail
+
+
+class UnreachableError(ExternalError):
+    """Down, refusing connections or not answering in time: worth retrying later."""
+
+    code = "unreachable"
+
+
+class AuthFailedError(ExternalError):
+    """Credentials refused: retrying will not help until the config changes."""
+
+    code = "auth_failed"
+
+
+class RejectedError(ExternalError):
+    """The system answered and said no (qBittorrent's "Fails.", a 4xx)."""
+
+    code = "rejected"

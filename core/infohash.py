@@ -1,7 +1,6 @@
 """Infohashes as stored: lowercase hex, kind decided by length."""
 
 import base64
-import binascii
 import re
 from collections.abc import Iterable
 from typing import Literal
@@ -40,6 +39,6 @@ def base32_to_hex(text: str) -> str:
         raise InvalidInputError(f"base32 infohash must be 32 characters, got {len(text)}")
     try:
         raw = base64.b32decode(text.upper())
-    except binascii.Error as error:
+    except ValueError as error:  # binascii.Error, and ValueError for non-ASCII
         raise InvalidInputError(f"not a base32 infohash: {text!r}") from error
     return raw.hex()

@@ -42,7 +42,16 @@ class Download:
     completed_at: str | None
     created_at: str
     updated_at: str
+    qbt_state: str | None = None
+    download_speed: int | None = None
+    eta: int | None = None
+    progress_at: str | None = None
+    add_attempts: int = 0
+    next_add_at: str | None = None
     infohashes: tuple[Infohash, ...] = field(default=())
+
+    def hash_values(self) -> tuple[str, ...]:
+        return tuple(h.value for h in self.infohashes)
 
 
 @dataclass(frozen=True)
@@ -61,3 +70,22 @@ class StateTransition:
     to_state: State
     reason: str
     created_at: str
+
+
+@dataclass(frozen=True)
+class Transition:
+    """A state change the caller saw as valid from ``from_state``."""
+
+    from_state: State
+    to_state: State
+    reason: str
+
+
+@dataclass(frozen=True)
+class SnapshotChange:
+    """What one poll tick learned about one download: changed snapshot columns
+    (see ``store.downloads.SNAPSHOT_COLUMNS``) and maybe a state change."""
+
+    download_id: Id
+    fields: dict[str, object]
+    transition: Transition | None = None

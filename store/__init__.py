@@ -6,18 +6,20 @@ from typing import Self
 
 from store.db import Database
 from store.downloads import Downloads
+from store.tracking import Tracking
 
 
 @dataclass(frozen=True)
 class Store:
     db: Database
     downloads: Downloads
+    tracking: Tracking
 
     @classmethod
     async def open(cls, path: Path) -> Self:
         """Open a migrated database (``store.migrate.migrate`` brings it up to date)."""
         db = await Database.open(path)
-        return cls(db=db, downloads=Downloads(db))
+        return cls(db=db, downloads=Downloads(db), tracking=Tracking(db))
 
     async def close(self) -> None:
         await self.db.close()

@@ -7,7 +7,6 @@ which refuses terminal -> active inside its UPDATE.
 """
 
 import re
-import sqlite3
 from collections.abc import Iterable
 
 import aiosqlite
@@ -17,17 +16,25 @@ from core.errors import InfohashTakenError, InvalidInputError, InvalidTransition
 from core.ids import Id, new_id, parse_id
 from core.infohash import Kind, normalize_infohashes
 from core.models import CreateResult, Download, Infohash, NewDownload, StateTransition
-from core.states import ACTIVE, TERMINAL, State
+from core.states import ACTIVE, State
 from store.db import Database
-from store.rows import fetch_all, fetch_one, json_list
+from store.download_rows import (
+    ACTIVE_JSON,
+    DOWNLOAD_COLUMNS,
+    TERMINAL_JSON,
+    current_state,
+    find_download,
+    load_download,
+    record_transition,
+    with_hashes,
+)
+from store.rows import fetch_all, json_list
 
-_ACTIVE = json_list(sorted(ACTIVE))
-_TERMINAL = json_list(sorted(TERMINAL))
 # States whose reason is kept in download.error: why it is not going forward.
 _TROUBLE = json_list(sorted({State.STUCK, State.FAILED, State.REMOVED}))
 
 # Which active download (other than :exclude) owns one of :hashes.
-_ACTIVE_OWNERS_SQL = """
+ACTIVE_JSON_OWNERS_SQL = """
     SELECT h.infohash, h.download_id
     FROM download_infohash AS h JOIN download AS d ON d.id = h.download_id
     WHERE h.infohash IN (SELECT value FROM json_each(:hashes))
@@ -55,23 +62,18 @@ _UPDATE_STATE_SQL = """
 """
 
 # The backstop of set_state: never terminal -> active.
-_NOT_TERMINAL_TO_ACTIVE = """
+_NOTTERMINAL_JSON_TOACTIVE_JSON = """
       AND NOT (state IN (SELECT value FROM json_each(:terminal))
                AND :to_state IN (SELECT value FROM json_each(:active)))
 """
 
-_NO_OTHER_ACTIVE_OWNER = """
+_NO_OTHERACTIVE_JSON_OWNER = """
       AND NOT EXISTS (
         SELECT 1 FROM download_infohash AS mine
         JOIN download_infohash AS other
           ON other.infohash = mine.infohash AND other.download_id != mine.download_id
         JOIN download AS o ON o.id = other.download_id
         WHERE mine.download_id = :id AND o.state IN (SELECT value FROM json_each(:active)))
-"""
-
-_DOWNLOAD_COLUMNS = """
-    id, name, state, source, source_ref, chat_id, message_id, save_path, content_path,
-    total_size, progress, error, source_added_at, completed_at, created_at, updated_at
 """
 
 # Conditions of list_downloads, combined in Python from these fixed fragments
@@ -103,14 +105,15 @@ class Downloads:
     # --- guarded writes ---------------------------------------------------
 
     async def create_download_if_no_active(
-        self, new: NewDownload, hashes: Iterable[str]
+        self, new: NewDownload, hashes: Iterable[str], *, torrent_file: bytes | None = None
     ) -> CreateResult:
         """Create a download with its hashes unless an active download owns one of them.
 
         Invariant: at most one active download per infohash. When an active
         download owns any of ``hashes`` it is returned instead (``created`` is
         False), and it gains the hashes of this call it lacks and no other
-        active download owns (the second hash of a hybrid is not lost).
+        active download owns (the second hash of a hybrid is not lost). The
+        ``.torrent`` bytes, when given, are kept with a new download.
         """
         wanted = normalize_infohashes(hashes)
         if new.state not in ACTIVE:
@@ -120,8 +123,15 @@ class Downloads:
             if owners:
                 download_id = next(iter(owners.values()))
                 await _add_hashes_if_free(conn, download_id, wanted)
-                return CreateResult(await _load(conn, download_id), created=False)
-            return CreateResult(await _insert_download(conn, new, wanted), created=True)
+                return CreateResult(await load_download(conn, download_id), created=False)
+            created = await _insert_download(conn, new, wanted)
+            if torrent_file is not None:
+                await conn.execute(
+                    "INSERT INTO download_torrent (download_id, data, created_at)"
+                    " VALUES (:id, :data, :now)",
+                    {"id": created.id, "data": torrent_file, "now": created.created_at},
+                )
+            return CreateResult(created, created=True)
 
     async def activate_if_no_other_active(
         self,
@@ -144,13 +154,13 @@ class Downloads:
             raise InvalidInputError(f"activate needs an active state, not {to_state}")
         allowed = frozenset(from_states)
         async with self._db.write() as conn:
-            current = await _current_state(conn, download_id)
+            current = await current_state(conn, download_id)
             params = _set_state_params(download_id, to_state, reason, allowed)
-            cursor = await conn.execute(_UPDATE_STATE_SQL + _NO_OTHER_ACTIVE_OWNER, params)
+            cursor = await conn.execute(_UPDATE_STATE_SQL + _NO_OTHERACTIVE_JSON_OWNER, params)
             if cursor.rowcount == 0:
                 await _explain_refused_activation(conn, download_id, current, to_state, allowed)
-            await _record_transition(conn, download_id, current, to_state, reason)
-            return await _load(conn, download_id)
+            await record_transition(conn, download_id, current, to_state, reason)
+            return await load_download(conn, download_id)
 
     async def add_infohashes(self, download_id: Id, hashes: Iterable[str]) -> Download:
         """Add hashes to a download (a hybrid torrent revealing its second hash).
@@ -161,12 +171,12 @@ class Downloads:
         """
         wanted = normalize_infohashes(hashes)
         async with self._db.write() as conn:
-            await _current_state(conn, download_id)
+            await current_state(conn, download_id)
             owners = await _active_owners(conn, wanted, exclude=download_id)
             for infohash, owner in owners.items():
                 raise InfohashTakenError(infohash, owner)
             await _add_hashes_if_free(conn, download_id, wanted)
-            return await _load(conn, download_id)
+            return await load_download(conn, download_id)
 
     async def set_state(
         self,
@@ -185,15 +195,15 @@ class Downloads:
         """
         allowed = frozenset(from_states)
         async with self._db.write() as conn:
-            current = await _current_state(conn, download_id)
+            current = await current_state(conn, download_id)
             if current == to_state:
-                return await _load(conn, download_id)
+                return await load_download(conn, download_id)
             params = _set_state_params(download_id, to_state, reason, allowed)
-            cursor = await conn.execute(_UPDATE_STATE_SQL + _NOT_TERMINAL_TO_ACTIVE, params)
+            cursor = await conn.execute(_UPDATE_STATE_SQL + _NOTTERMINAL_JSON_TOACTIVE_JSON, params)
             if cursor.rowcount == 0:
                 raise InvalidTransitionError(download_id, current, to_state)
-            await _record_transition(conn, download_id, current, to_state, reason)
-            return await _load(conn, download_id)
+            await record_transition(conn, download_id, current, to_state, reason)
+            return await load_download(conn, download_id)
 
     # --- reads ------------------------------------------------------------
 
@@ -203,7 +213,7 @@ class Downloads:
         download_id = parse_id(text)
         if download_id is None:
             return None
-        return await _find(self._db.reader, download_id)
+        return await find_download(self._db.reader, download_id)
 
     async def get_download(self, download_id: Id) -> Download:
         found = await self.find_download(download_id)
@@ -216,7 +226,7 @@ class Downloads:
         owners = await _active_owners(self._db.reader, normalize_infohashes(hashes), exclude="")
         if not owners:
             return None
-        return await _find(self._db.reader, next(iter(owners.values())))
+        return await find_download(self._db.reader, next(iter(owners.values())))
 
     async def list_downloads(
         self,
@@ -241,7 +251,7 @@ class Downloads:
             matches += [_ID_MATCH] if download_id else []
             matches += [_HASH_MATCH] if hash_prefix else []
             where.append("(" + " OR ".join(matches) + ")")
-        sql = f"SELECT {_DOWNLOAD_COLUMNS} FROM download AS d"
+        sql = f"SELECT {DOWNLOAD_COLUMNS} FROM download AS d"
         sql += (" WHERE " + " AND ".join(where) if where else "") + " "
         sql += _SEARCH_ORDER if text else _BROWSE_ORDER
         params = {
@@ -254,7 +264,7 @@ class Downloads:
             "hash_to": hash_prefix + "~",  # a range on the primary key, not a scan
         }
         rows = await fetch_all(self._db.reader, sql, params)
-        return await _with_hashes(self._db.reader, rows)
+        return await with_hashes(self._db.reader, rows)
 
     async def list_transitions(self, download_id: Id) -> list[StateTransition]:
         """The history of a download, oldest first."""
@@ -286,8 +296,8 @@ async def _active_owners(
     """infohash -> the active download owning it, oldest owner first."""
     rows = await fetch_all(
         conn,
-        _ACTIVE_OWNERS_SQL,
-        {"hashes": json_list(hashes), "active": _ACTIVE, "exclude": exclude},
+        ACTIVE_JSON_OWNERS_SQL,
+        {"hashes": json_list(hashes), "active": ACTIVE_JSON, "exclude": exclude},
     )
     owners: dict[str, Id] = {}
     for row in rows:
@@ -302,7 +312,13 @@ async def _add_hashes_if_free(
     await conn.executemany(
         _ADD_HASH_IF_FREE_SQL,
         [
-            {"download_id": download_id, "infohash": h, "kind": k, "now": now, "active": _ACTIVE}
+            {
+                "download_id": download_id,
+                "infohash": h,
+                "kind": k,
+                "now": now,
+                "active": ACTIVE_JSON,
+            }
             for h, k in hashes.items()
         ],
     )
@@ -335,7 +351,7 @@ async def _insert_download(
             for h, k in hashes.items()
         ],
     )
-    await _record_transition(conn, download_id, None, new.state, f"created from {new.source}")
+    await record_transition(conn, download_id, None, new.state, f"created from {new.source}")
     return Download(
         id=download_id,
         name=new.name,
@@ -362,13 +378,6 @@ def _hash_order(item: tuple[str, Kind]) -> tuple[str, str]:
     return item[1], item[0]
 
 
-async def _current_state(conn: aiosqlite.Connection, download_id: Id) -> State:
-    row = await fetch_one(conn, "SELECT state FROM download WHERE id = :id", {"id": download_id})
-    if row is None:
-        raise NotFoundError("download", download_id)
-    return State(row["state"])
-
-
 def _set_state_params(
     download_id: Id, to_state: State, reason: str, from_states: frozenset[State]
 ) -> dict[str, object]:
@@ -378,8 +387,8 @@ def _set_state_params(
         "reason": reason,
         "now": clock.now(),
         "from_states": json_list(from_states),
-        "terminal": _TERMINAL,
-        "active": _ACTIVE,
+        "terminal": TERMINAL_JSON,
+        "active": ACTIVE_JSON,
         "trouble": _TROUBLE,
     }
 
@@ -400,66 +409,6 @@ async def _explain_refused_activation(
     for infohash, owner in owners.items():
         raise InfohashTakenError(infohash, owner)
     raise InvalidTransitionError(download_id, current, to_state)
-
-
-async def _record_transition(
-    conn: aiosqlite.Connection,
-    download_id: Id,
-    from_state: State | None,
-    to_state: State,
-    reason: str,
-) -> None:
-    await conn.execute(
-        """INSERT INTO state_transition (id, download_id, from_state, to_state, reason, created_at)
-        VALUES (:id, :download_id, :from_state, :to_state, :reason, :now)""",
-        {
-            "id": new_id(),
-            "download_id": download_id,
-            "from_state": from_state,
-            "to_state": to_state,
-            "reason": reason,
-            "now": clock.now(),
-        },
-    )
-
-
-async def _find(conn: aiosqlite.Connection, download_id: Id) -> Download | None:
-    row = await fetch_one(
-        conn, f"SELECT {_DOWNLOAD_COLUMNS} FROM download WHERE id = :id", {"id": download_id}
-    )
-    if row is None:
-        return None
-    return (await _with_hashes(conn, [row]))[0]
-
-
-async def _load(conn: aiosqlite.Connection, download_id: Id) -> Download:
-    found = await _find(conn, download_id)
-    if found is None:
-        raise NotFoundError("download", download_id)
-    return found
-
-
-async def _with_hashes(conn: aiosqlite.Connection, rows: list[sqlite3.Row]) -> list[Download]:
-    """Attach every download's infohashes with one query (v1 before v2)."""
-    if not rows:
-        return []
-    hash_rows = await fetch_all(
-        conn,
-        """SELECT download_id, infohash, kind FROM download_infohash
-        WHERE download_id IN (SELECT value FROM json_each(:ids)) ORDER BY kind, infohash""",
-        {"ids": json_list(row["id"] for row in rows)},
-    )
-    hashes: dict[str, list[Infohash]] = {}
-    for row in hash_rows:
-        hashes.setdefault(row["download_id"], []).append(Infohash(row["infohash"], row["kind"]))
-    return [_download(row, tuple(hashes.get(row["id"], ()))) for row in rows]
-
-
-def _download(row: sqlite3.Row, infohashes: tuple[Infohash, ...]) -> Download:
-    values = dict(zip(row.keys(), tuple(row), strict=True))
-    values["id"] = Id(values["id"])
-    values["state"] = State(values["state"])
-    return Download(**values, infohashes=infohashes)
 
 
 def _looks_like_hash(hex_text: str) -> bool:

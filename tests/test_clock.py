@@ -46,3 +46,10 @@ def test_parse_time_accepts_only_the_canonical_form(text: str) -> None:
 def test_legacy_times(text: object, expected: str | None) -> None:
     parsed = clock.parse_legacy_time(text)
     assert (None if parsed is None else clock.format_time(parsed)) == expected
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"), [(21600, "6 h"), (5400, "1.5 h"), (2700, "45 min"), (2, "2 s")]
+)
+def test_format_duration(seconds: float, text: str) -> None:
+    assert clock.format_duration(seconds) == text

@@ -1,0 +1,1 @@
+"""Background work on the event loop: qBittorrent adapter, poller, ingest, actions."""

@@ -1,0 +1,119 @@
+"""qBittorrent's torrents as the poller sees them: a live map merged from
+``sync/maindata`` answers, and what a torrent's fields mean.
+
+Pure: the poller feeds answers in; ``hashes_of`` is the one collector of a
+torrent's infohashes. qBittorrent's ``hash`` field is its torrent id: for
+v2-only and hybrid torrents it is the TRUNCATED v2 hash (40 hex, the length
+of a v1), so it is used only to address API calls and only when both
+``infohash_v1`` and ``infohash_v2`` are empty (old WebAPI versions).
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.errors import InvalidInputError
+from core.infohash import normalize_infohash
+
+Torrent = dict[str, Any]
+
+# Upload states of qBittorrent 4.x and 5.x (paused* became stopped* in 5.0).
+UPLOAD_STATES = frozenset(
+    {"uploading", "stalledUP", "pausedUP", "stoppedUP", "queuedUP", "checkingUP", "forcedUP"}
+)
+ERROR_STATES = frozenset({"error", "missingFiles"})
+
+
+def hashes_of(torrent: Mapping[str, Any]) -> tuple[str, ...]:
+    """The full infohashes of a torrent (v1 first); never the truncated id when
+    the v1/v2 fields are known."""
+    found = [torrent.get("infohash_v1") or "", torrent.get("infohash_v2") or ""]
+    if not any(found):
+        found = [torrent.get("hash") or ""]
+    result = []
+    for text in found:
+        try:
+            result.append(normalize_infohash(text)[0])
+        except InvalidInputError:
+            continue
+    return tuple(result)
+
+
+def is_complete(torrent: Mapping[str, Any]) -> bool:
+    """Judged by the API, never by the files (incomplete files exist at full size)."""
+    return float(torrent.get("progress", 0)) >= 1 and torrent.get("state") in UPLOAD_STATES
+
+
+def is_broken(torrent: Mapping[str, Any]) -> bool:
+    return torrent.get("state") in ERROR_STATES
+
+
+@dataclass
+class SyncResult:
+    """What one ``sync/maindata`` answer changed: torrent ids."""
+
+    full: bool
+    changed: set[str] = field(default_factory=set)
+    removed: set[str] = field(default_factory=set)
+
+
+class LiveMap:
+    """The torrents qBittorrent has, merged from full and partial sync answers.
+
+    Partial answers carry only the changed fields of changed torrents; they are
+    merged into the previous state. ``full_update`` replaces everything.
+    """
+
+    def __init__(self) -> None:
+        self.rid = 0
+        self.torrents: dict[str, Torrent] = {}
+        self._by_hash: dict[str, str] = {}
+        self.synced = False  # at least one full answer seen
+
+    def apply(self, answer: Mapping[str, Any]) -> SyncResult:
+        full = bool(answer.get("full_update")) or self.rid == 0
+        result = SyncResult(full=full)
+        if full:
+            result.removed = set(self.torrents)
+            self.torrents = {}
+            self._by_hash = {}
+            self.synced = True
+        for torrent_id in answer.get("torrents_removed") or ():
+            if self._drop(torrent_id):
+                result.removed.add(torrent_id)
+        for torrent_id, fields in (answer.get("torrents") or {}).items():
+            self._merge(torrent_id, fields)
+            result.changed.add(torrent_id)
+        result.removed -= result.changed
+        self.rid = int(answer.get("rid", self.rid))
+        return result
+
+    def find(self, hashes: Iterable[str]) -> tuple[str, Torrent] | None:
+        """The torrent (id, fields) that has any of ``hashes`` in any form."""
+        for infohash in hashes:
+            torrent_id = self._by_hash.get(infohash)
+            if torrent_id is not None:
+                return torrent_id, self.torrents[torrent_id]
+        return None
+
+    def _merge(self, torrent_id: str, fields: Mapping[str, Any]) -> None:
+        torrent = self.torrents.setdefault(torrent_id, {"hash": torrent_id})
+        for old in self._keys(torrent_id, torrent):
+            self._by_hash.pop(old, None)
+        torrent.update(fields)
+        for key in self._keys(torrent_id, torrent):
+            self._by_hash[key] = torrent_id
+
+    def _drop(self, torrent_id: str) -> bool:
+        torrent = self.torrents.pop(torrent_id, None)
+        if torrent is None:
+            return False
+        for key in self._keys(torrent_id, torrent):
+            if self._by_hash.get(key) == torrent_id:
+                del self._by_hash[key]
+        return True
+
+    @staticmethod
+    def _keys(torrent_id: str, torrent: Mapping[str, Any]) -> set[str]:
+        """Every hash form a torrent can be found by (the id too, for API calls)."""
+        return {torrent_id.lower(), *hashes_of(torrent)}

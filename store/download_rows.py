@@ -1,0 +1,88 @@
+"""Reading download rows and writing their history: shared by the store modules."""
+
+import sqlite3
+
+import aiosqlite
+
+from core import clock
+from core.errors import NotFoundError
+from core.ids import Id, new_id
+from core.models import Download, Infohash
+from core.states import ACTIVE, TERMINAL, State
+from store.rows import fetch_all, fetch_one, json_list
+
+ACTIVE_JSON = json_list(sorted(ACTIVE))
+TERMINAL_JSON = json_list(sorted(TERMINAL))
+
+DOWNLOAD_COLUMNS = """
+    id, name, state, source, source_ref, chat_id, message_id, save_path, content_path,
+    total_size, progress, error, source_added_at, completed_at, created_at, updated_at,
+    qbt_state, download_speed, eta, progress_at, add_attempts, next_add_at
+"""
+
+
+async def current_state(conn: aiosqlite.Connection, download_id: Id) -> State:
+    row = await fetch_one(conn, "SELECT state FROM download WHERE id = :id", {"id": download_id})
+    if row is None:
+        raise NotFoundError("download", download_id)
+    return State(row["state"])
+
+
+async def record_transition(
+    conn: aiosqlite.Connection,
+    download_id: Id,
+    from_state: State | None,
+    to_state: State,
+    reason: str,
+) -> None:
+    await conn.execute(
+        """INSERT INTO state_transition (id, download_id, from_state, to_state, reason, created_at)
+        VALUES (:id, :download_id, :from_state, :to_state, :reason, :now)""",
+        {
+            "id": new_id(),
+            "download_id": download_id,
+            "from_state": from_state,
+            "to_state": to_state,
+            "reason": reason,
+            "now": clock.now(),
+        },
+    )
+
+
+async def find_download(conn: aiosqlite.Connection, download_id: Id) -> Download | None:
+    row = await fetch_one(
+        conn, f"SELECT {DOWNLOAD_COLUMNS} FROM download WHERE id = :id", {"id": download_id}
+    )
+    if row is None:
+        return None
+    return (await with_hashes(conn, [row]))[0]
+
+
+async def load_download(conn: aiosqlite.Connection, download_id: Id) -> Download:
+    found = await find_download(conn, download_id)
+    if found is None:
+        raise NotFoundError("download", download_id)
+    return found
+
+
+async def with_hashes(conn: aiosqlite.Connection, rows: list[sqlite3.Row]) -> list[Download]:
+    """Attach every download's infohashes with one query (v1 before v2)."""
+    if not rows:
+        return []
+    hash_rows = await fetch_all(
+        conn,
+        """SELECT download_id, infohash, kind FROM download_infohash
+        WHERE download_id IN (SELECT value FROM json_each(:ids)) ORDER BY kind, infohash""",
+        {"ids": json_list(row["id"] for row in rows)},
+    )
+    hashes: dict[str, list[Infohash]] = {}
+    for row in hash_rows:
+        hashes.setdefault(row["download_id"], []).append(Infohash(row["infohash"], row["kind"]))
+    return [download_from_row(row, tuple(hashes.get(row["id"], ()))) for row in rows]
+
+
+def download_from_row(row: sqlite3.Row, infohashes: tuple[Infohash, ...]) -> Download:
+    values = dict(zip(row.keys(), tuple(row), strict=True))
+    values["id"] = Id(values["id"])
+    values["state"] = State(values["state"])
+    return Download(**values, infohashes=infohashes)

@@ -1,0 +1,173 @@
+"""What the worker writes while it follows torrents in qBittorrent: snapshots,
+poll-tick transitions and add attempts. Identity guards live in downloads.py."""
+
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
+
+from core import clock
+from core.ids import Id
+from core.models import Download, SnapshotChange
+from core.states import State
+from store.db import Database
+from store.download_rows import (
+    ACTIVE_JSON,
+    DOWNLOAD_COLUMNS,
+    TERMINAL_JSON,
+    record_transition,
+    with_hashes,
+)
+from store.rows import fetch_all, fetch_one, json_list
+
+# An ingest adds right after it commits; the re-add loop leaves it this long.
+INGEST_GRACE = timedelta(seconds=30)
+
+# Columns a poll tick may write; SET clauses are built only from these names.
+SNAPSHOT_COLUMNS = frozenset(
+    {
+        "name",
+        "total_size",
+        "progress",
+        "download_speed",
+        "eta",
+        "save_path",
+        "content_path",
+        "qbt_state",
+        "progress_at",
+        "source_added_at",
+        "completed_at",
+    }
+)
+
+_TICK_TRANSITION_SQL = """
+    UPDATE download SET state = :to_state, updated_at = :now,
+        error = CASE WHEN :to_state IN ('stuck', 'failed', 'removed') THEN :reason ELSE NULL END
+    WHERE id = :id AND state = :from_state
+      AND NOT (state IN (SELECT value FROM json_each(:terminal))
+               AND :to_state IN (SELECT value FROM json_each(:active)))
+"""
+
+
+class Tracking:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def match_infohashes(self, hashes: Iterable[str]) -> dict[str, Download]:
+        """For each known hash, the download it belongs to: the active one when
+        there is one, else the newest. Unknown hashes are absent."""
+        wanted = list(dict.fromkeys(hashes))
+        if not wanted:
+            return {}
+        rows = await fetch_all(
+            self._db.reader,
+            """SELECT h.infohash, h.download_id
+            FROM download_infohash AS h JOIN download AS d ON d.id = h.download_id
+            WHERE h.infohash IN (SELECT value FROM json_each(:hashes))
+            ORDER BY d.state IN (SELECT value FROM json_each(:active)) DESC, d.id DESC""",
+            {"hashes": json_list(wanted), "active": ACTIVE_JSON},
+        )
+        owner: dict[str, str] = {}
+        for row in rows:
+            owner.setdefault(row["infohash"], row["download_id"])
+        download_rows = await fetch_all(
+            self._db.reader,
+            f"""SELECT {DOWNLOAD_COLUMNS} FROM download
+            WHERE id IN (SELECT value FROM json_each(:ids))""",
+            {"ids": json_list(set(owner.values()))},
+        )
+        downloads = {d.id: d for d in await with_hashes(self._db.reader, download_rows)}
+        return {h: downloads[Id(download_id)] for h, download_id in owner.items()}
+
+    async def list_in_states(self, states: Iterable[State]) -> list[Download]:
+        rows = await fetch_all(
+            self._db.reader,
+            f"""SELECT {DOWNLOAD_COLUMNS} FROM download
+            WHERE state IN (SELECT value FROM json_each(:states)) ORDER BY id""",
+            {"states": json_list(states)},
+        )
+        return await with_hashes(self._db.reader, rows)
+
+    async def list_stalled(self, cutoff: str) -> list[Download]:
+        """Downloading with no progress since ``cutoff``: about to be stuck."""
+        rows = await fetch_all(
+            self._db.reader,
+            f"""SELECT {DOWNLOAD_COLUMNS} FROM download
+            WHERE state = 'downloading' AND progress_at < :cutoff ORDER BY id""",
+            {"cutoff": cutoff},
+        )
+        return await with_hashes(self._db.reader, rows)
+
+    async def list_due_for_add(self, now: str) -> list[Download]:
+        """Accepted downloads to (re)add to qBittorrent: their next try is due, or
+        no try was recorded and the ingest that made them is long over (the
+        process died between commit and add)."""
+        grace_start = clock.format_time(clock.parse_time(now) - INGEST_GRACE)
+        rows = await fetch_all(
+            self._db.reader,
+            f"""SELECT {DOWNLOAD_COLUMNS} FROM download
+            WHERE state = 'accepted'
+              AND (next_add_at <= :now OR (next_add_at IS NULL AND created_at <= :grace_start))
+            ORDER BY id""",
+            {"now": now, "grace_start": grace_start},
+        )
+        return await with_hashes(self._db.reader, rows)
+
+    async def apply_changes(self, changes: Sequence[SnapshotChange]) -> list[SnapshotChange]:
+        """One poll tick in ONE transaction: snapshot columns, then transitions.
+
+        A transition applies only while the download is still in the state the
+        poller saw (``from_state``), and never terminal -> active; the changes
+        whose transition applied are returned.
+        """
+        applied: list[SnapshotChange] = []
+        if not changes:
+            return applied
+        now = clock.now()
+        async with self._db.write() as conn:
+            for change in changes:
+                columns = sorted(change.fields)
+                if not SNAPSHOT_COLUMNS.issuperset(columns):
+                    raise ValueError(f"not snapshot columns: {set(columns) - SNAPSHOT_COLUMNS}")
+                if columns:
+                    assignments = ", ".join(f"{c} = :{c}" for c in columns)
+                    await conn.execute(
+                        f"UPDATE download SET {assignments}, updated_at = :now WHERE id = :id",
+                        {**change.fields, "id": change.download_id, "now": now},
+                    )
+                move = change.transition
+                if move is None:
+                    continue
+                cursor = await conn.execute(
+                    _TICK_TRANSITION_SQL,
+                    {
+                        "id": change.download_id,
+                        "from_state": move.from_state,
+                        "to_state": move.to_state,
+                        "reason": move.reason,
+                        "now": now,
+                        "terminal": TERMINAL_JSON,
+                        "active": ACTIVE_JSON,
+                    },
+                )
+                if cursor.rowcount:
+                    await record_transition(
+                        conn, change.download_id, move.from_state, move.to_state, move.reason
+                    )
+                    applied.append(change)
+        return applied
+
+    async def record_add_attempt(self, download_id: Id, *, next_add_at: str | None) -> None:
+        """An add to qBittorrent was tried; the next try is due at ``next_add_at``."""
+        async with self._db.write() as conn:
+            await conn.execute(
+                """UPDATE download SET add_attempts = add_attempts + 1, next_add_at = :next
+                WHERE id = :id""",
+                {"id": download_id, "next": next_add_at},
+            )
+
+    async def torrent_file(self, download_id: Id) -> bytes | None:
+        row = await fetch_one(
+            self._db.reader,
+            "SELECT data FROM download_torrent WHERE download_id = :id",
+            {"id": download_id},
+        )
+        return None if row is None else bytes(row["data"])

@@ -1,0 +1,174 @@
+"""From a magnet to a complete torrent, against a real qbittorrent-nox that
+really downloads from a seeder instance over loopback."""
+
+import itertools
+from pathlib import Path
+from typing import Literal
+
+import pytest
+
+from core.ids import Id
+from core.models import Download
+from core.states import State
+from store import Store
+from tests.integration.conftest import Running, eventually
+from tests.support.qbittorrent import QbtInstance
+from tests.support.torrents import (
+    MadeTorrent,
+    find_torrent,
+    magnet_for,
+    make_content,
+    make_torrent,
+    seed,
+)
+from tests.support.torrents import seeder_peer as peer_of
+from worker.ingest import Created, Duplicate, Rejected
+
+MiB = 1024 * 1024
+_names = itertools.count()
+
+
+def new_torrent(
+    tmp_path: Path, seeder: QbtInstance, kind: Literal["v1", "v2", "hybrid"], **seed_args: int
+) -> MadeTorrent:
+    n = next(_names)
+    content = make_content(tmp_path / f"src{n}", f"Movie.{n}.2021.1080p.mkv", 2 * MiB, seed=n)
+    made = make_torrent(content, kind)
+    seed(seeder, made, **seed_args)
+    return made
+
+
+async def state_of(store: Store, download_id: Id, wanted: State) -> Download | None:
+    download = await store.downloads.get_download(download_id)
+    return download if download.state == wanted else None
+
+
+async def wait_state(running: Running, download_id: Id, wanted: State) -> Download:
+    return await eventually(
+        lambda: state_of(running.store, download_id, wanted), what=f"{download_id} {wanted}"
+    )
+
+
+async def history(store: Store, download_id: Id) -> list[str]:
+    return [t.to_state for t in await store.downloads.list_transitions(download_id)]
+
+
+@pytest.mark.parametrize(
+    ("kind", "hashes"),
+    [
+        ("v1", "all"),
+        ("v2", "all"),
+        ("hybrid", "all"),
+        ("hybrid", "v1"),
+        ("hybrid", "v2"),
+    ],
+    ids=["v1", "v2-only", "hybrid", "hybrid-btih-only", "hybrid-btmh-only"],
+)
+async def test_magnet_is_downloaded_to_completion(
+    running: Running,
+    seeder: QbtInstance,
+    tmp_path: Path,
+    kind: Literal["v1", "v2", "hybrid"],
+    hashes: Literal["all", "v1", "v2"],
+) -> None:
+    made = new_torrent(tmp_path, seeder, kind, up_limit=2 * MiB)
+    magnet = magnet_for(made, peer=peer_of(seeder), hashes=hashes)
+
+    result = await running.engine.ingest.magnet(magnet, source="telegram", chat_id=42)
+
+    assert isinstance(result, Created)
+    assert not result.queued
+    done = await wait_state(running, result.download.id, State.REVIEW)
+    assert await history(running.store, done.id) == ["accepted", "downloading", "review"]
+    assert done.progress == 1
+    assert done.total_size == 2 * MiB
+    assert done.completed_at is not None
+    assert done.content_path == str(running.qbt.downloads_dir / made.name)
+    expected = {(made.v1, "v1"), (made.v2, "v2")} - {(None, "v1"), (None, "v2")}
+    assert {(h.value, h.kind) for h in done.infohashes} == expected  # never the torrent id
+    assert len(await running.store.downloads.list_downloads()) == 1
+    assert (Path(done.content_path)).read_bytes() == made.content.read_bytes()
+
+
+async def test_torrent_file_is_downloaded_and_kept(
+    running: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "hybrid")
+    result = await running.engine.ingest.torrent_file(made.data, source="telegram")
+    assert isinstance(result, Created)
+    # No peer hint in a .torrent: tell qBittorrent where the seeder is, as DHT would.
+    found = await eventually(lambda: _qbt_torrent(running, made), what="torrent in qBittorrent")
+    running.qbt.client().torrents_add_peers(peers=peer_of(seeder), torrent_hashes=found)
+    done = await wait_state(running, result.download.id, State.REVIEW)
+    assert {h.value for h in done.infohashes} == {made.v1, made.v2}
+    assert await running.store.tracking.torrent_file(done.id) == made.data
+
+
+async def _qbt_torrent(running: Running, made: MadeTorrent) -> str | None:
+    torrent = find_torrent(running.qbt.client(), made)
+    if torrent is None:
+        return None
+    assert torrent["category"] == running.settings.category
+    assert torrent["tags"] == "jellybit"
+    return str(torrent["hash"])
+
+
+async def test_duplicate_while_active_and_new_download_after_done(
+    running: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "v1")
+    magnet = magnet_for(made, peer=peer_of(seeder))
+    first = await running.engine.ingest.magnet(magnet, source="telegram")
+    assert isinstance(first, Created)
+
+    again = await running.engine.ingest.magnet(magnet, source="telegram")
+    assert isinstance(again, Duplicate)
+    assert again.download.id == first.download.id
+
+    await wait_state(running, first.download.id, State.REVIEW)
+    await running.store.downloads.set_state(first.download.id, State.DONE, reason="imported")
+    after_done = await running.engine.ingest.magnet(magnet, source="telegram")
+    # qBittorrent still has it (seeding): "Fails." for a duplicate is not a failure.
+    assert isinstance(after_done, Created)
+    assert after_done.download.id != first.download.id
+    await wait_state(running, after_done.download.id, State.REVIEW)
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        "hello",
+        "magnet:?dn=no-hash",
+        "magnet:?xt=urn:btih:1234",
+        "magnet:?xt=urn:btih:" + "z" * 40,
+        "magnet:?xt=urn:btmh:1220" + "a" * 10,
+        "https://example.org/file.torrent",
+    ],
+)
+async def test_garbage_magnets_are_rejected_and_nothing_is_stored(
+    running: Running, garbage: str
+) -> None:
+    result = await running.engine.ingest.magnet(garbage, source="telegram")
+    assert isinstance(result, Rejected)
+    assert result.reason
+    assert result.download is None
+    assert await running.store.downloads.list_downloads() == []
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"",
+        b"not bencode",
+        b"d4:infoi1ee",
+        b"l" * 100_000,
+        b"d4:infod4:name1:xee",
+        b"x" * (11 * MiB),
+    ],
+    ids=["empty", "text", "info-int", "deep", "no-pieces", "huge"],
+)
+async def test_garbage_torrent_files_are_rejected(running: Running, garbage: bytes) -> None:
+    result = await running.engine.ingest.torrent_file(garbage, source="telegram")
+    assert isinstance(result, Rejected)
+    assert result.reason
+    assert await running.store.downloads.list_downloads() == []

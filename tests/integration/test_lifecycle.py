@@ -1,0 +1,231 @@
+"""Adopt, removal and recovery, restarts, qBittorrent down, retry, stuck and
+cancel — against a real qbittorrent-nox (this module stops and restarts it)."""
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.errors import InfohashTakenError, RejectedError
+from core.live import hashes_of
+from core.models import Download, NewDownload
+from core.states import State
+from tests.integration.conftest import Running, eventually
+from tests.integration.test_downloads import history, new_torrent, wait_state
+from tests.support.qbittorrent import QbtInstance
+from tests.support.torrents import MadeTorrent, find_torrent, magnet_for
+from tests.support.torrents import seeder_peer as peer_of
+from worker.ingest import Created
+
+
+def qbt_hashes(qbt: QbtInstance) -> list[tuple[str, ...]]:
+    return sorted(hashes_of(t) for t in qbt.client().torrents_info())
+
+
+def add_directly(running: Running, made: MadeTorrent, seeder: QbtInstance, category: str) -> None:
+    answer = running.qbt.client().torrents_add(
+        urls=magnet_for(made, peer=peer_of(seeder)), category=category
+    )
+    assert answer == "Ok."
+
+
+async def test_a_torrent_added_in_qbittorrent_is_adopted_once(
+    running: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "hybrid")
+    add_directly(running, made, seeder, running.settings.category)
+
+    async def adopted() -> list[Download]:
+        return [d for d in await running.store.downloads.list_downloads() if d.state == "review"]
+
+    (download,) = await eventually(adopted, what="adopted and complete")
+    assert download.source == "adopted"
+    assert f"xt=urn:btih:{made.v1}" in download.source_ref
+    assert f"xt=urn:btmh:1220{made.v2}" in download.source_ref
+    assert made.qbt_id not in download.source_ref.replace(made.v2 or "", "")
+    assert download.source_added_at is not None
+    await running.store.downloads.set_state(download.id, State.DONE, reason="imported")
+    await running.engine.poller.tick()  # a full resync sees it again: still one
+    await running.engine.poller.tick()
+    assert len(await running.store.downloads.list_downloads()) == 1
+
+
+@pytest.mark.qbt_settings(adopt="none")
+async def test_adopt_none_ignores_foreign_torrents(
+    running: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "v1")
+    add_directly(running, made, seeder, running.settings.category)
+    await eventually(lambda: _complete_in(running.qbt, made), what="complete in qBittorrent")
+    for _ in range(3):
+        await running.engine.poller.tick()
+    assert await running.store.downloads.list_downloads() == []
+
+
+async def _complete_in(qbt: QbtInstance, made: MadeTorrent) -> bool:
+    info = find_torrent(qbt.client(), made)
+    return info is not None and info["progress"] == 1
+
+
+async def test_deleted_torrent_is_removed_and_recovered_when_back(
+    running: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "v1", up_limit=64 * 1024)  # stays incomplete
+    magnet = magnet_for(made, peer=peer_of(seeder))
+    result = await running.engine.ingest.magnet(magnet, source="telegram")
+    assert isinstance(result, Created)
+    await wait_state(running, result.download.id, State.DOWNLOADING)
+
+    running.qbt.client().torrents_delete(torrent_hashes=made.qbt_id, delete_files=True)
+    removed = await wait_state(running, result.download.id, State.REMOVED)
+    assert removed.error == "the torrent disappeared from qBittorrent before it completed"
+
+    assert running.qbt.client().torrents_add(urls=magnet, category="elsewhere") == "Ok."
+    await wait_state(running, result.download.id, State.DOWNLOADING)
+    assert await history(running.store, result.download.id) == [
+        "accepted",
+        "downloading",
+        "removed",
+        "downloading",
+    ]
+    assert len(await running.store.downloads.list_downloads()) == 1  # recovered, not adopted
+
+
+async def test_qbittorrent_restart_is_not_a_removal(
+    running: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "hybrid", up_limit=512 * 1024)
+    magnet = magnet_for(made, peer=peer_of(seeder), hashes="v1")
+    result = await running.engine.ingest.magnet(magnet, source="telegram")
+    assert isinstance(result, Created)
+    await wait_state(running, result.download.id, State.DOWNLOADING)
+
+    running.qbt.restart()
+    # No DHT or trackers here: after a restart the peer must be told again.
+    running.qbt.client().torrents_add_peers(peers=peer_of(seeder), torrent_hashes=made.qbt_id)
+    done = await wait_state(running, result.download.id, State.REVIEW)
+    assert State.REMOVED not in await history(running.store, done.id)
+    assert {h.value for h in done.infohashes} == {made.v1, made.v2}
+
+
+async def test_magnet_accepted_while_qbittorrent_is_down_is_added_later(
+    running: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "v2")
+    running.qbt.stop()
+    try:
+        result = await running.engine.ingest.magnet(
+            magnet_for(made, peer=peer_of(seeder)), source="telegram"
+        )
+        assert isinstance(result, Created)
+        assert result.queued
+        assert result.download.state == State.ACCEPTED
+        assert result.download.next_add_at is not None
+    finally:
+        running.qbt.start()
+    await _make_due(running, result.download.id)
+    await wait_state(running, result.download.id, State.REVIEW)
+
+
+async def _make_due(running: Running, download_id: str) -> None:
+    """Skip the backoff wait (5 s and more) instead of sleeping through it."""
+    async with running.store.db.write() as conn:
+        await conn.execute(
+            "UPDATE download SET next_add_at = '2000-01-01T00:00:00Z' WHERE id = :id",
+            {"id": download_id},
+        )
+    running.engine.poller.wake.set()
+
+
+async def test_retry_refused_when_another_active_download_owns_the_hash(
+    running: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "v1")
+    hashes = [made.v1 or ""]
+    new = NewDownload(name=made.name, source="telegram", source_ref=magnet_for(made))
+    first = (await running.store.downloads.create_download_if_no_active(new, hashes)).download
+    await running.store.downloads.set_state(first.id, State.FAILED, reason="add rejected")
+    new_owner = (await running.store.downloads.create_download_if_no_active(new, hashes)).download
+    # The second one waits to be added (as if qBittorrent were down): nothing in qBittorrent.
+    await running.store.tracking.record_add_attempt(
+        new_owner.id, next_add_at="2999-01-01T00:00:00Z"
+    )
+    before = qbt_hashes(running.qbt)
+
+    with pytest.raises(InfohashTakenError) as refused:
+        await running.engine.actions.retry(first.id)
+
+    assert refused.value.owner_id == new_owner.id
+    assert qbt_hashes(running.qbt) == before  # no qBittorrent call was made
+    assert (await running.store.downloads.get_download(first.id)).state == State.FAILED
+
+
+async def test_retry_whose_add_fails_is_rolled_back(
+    running: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "v1")
+    result = await running.engine.ingest.torrent_file(made.data, source="telegram")
+    assert isinstance(result, Created)
+    await eventually(lambda: _in(running.qbt, made), what="added")
+    await running.engine.actions.cancel(result.download.id)
+    # The kept .torrent went bad on disk: qBittorrent will refuse it.
+    async with running.store.db.write() as conn:
+        await conn.execute(
+            "UPDATE download_torrent SET data = :junk WHERE download_id = :id",
+            {"junk": sqlite3.Binary(b"d4:junke"), "id": result.download.id},
+        )
+
+    with pytest.raises(RejectedError):
+        await running.engine.actions.retry(result.download.id)
+
+    after = await running.store.downloads.get_download(result.download.id)
+    assert after.state == State.REMOVED
+    assert after.error is not None
+    assert after.error.startswith("retry failed:")
+
+
+async def _in(qbt: QbtInstance, made: MadeTorrent) -> bool:
+    return find_torrent(qbt.client(), made) is not None
+
+
+@pytest.mark.qbt_settings(stuck_after=2)
+async def test_stuck_without_peers_then_retry_completes(
+    running: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "hybrid")
+    dead_peer = magnet_for(made, peer="127.0.0.1:1")
+    result = await running.engine.ingest.magnet(dead_peer, source="telegram")
+    assert isinstance(result, Created)
+    stuck = await wait_state(running, result.download.id, State.STUCK)
+    assert stuck.error == "no progress for 2 s"
+
+    info = await eventually(lambda: _find(running.qbt, made), what="torrent listed")
+    running.qbt.client().torrents_add_peers(peers=peer_of(seeder), torrent_hashes=info)
+    retried = await running.engine.actions.retry(result.download.id)
+    assert retried.download.state == State.ACCEPTED
+    await wait_state(running, result.download.id, State.REVIEW)
+
+
+async def _find(qbt: QbtInstance, made: MadeTorrent) -> str | None:
+    info = find_torrent(qbt.client(), made)
+    return None if info is None else str(info["hash"])
+
+
+async def test_cancel_deletes_the_torrent_and_its_partial_data(
+    running: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "v1", up_limit=64 * 1024)
+    result = await running.engine.ingest.magnet(
+        magnet_for(made, peer=peer_of(seeder)), source="telegram"
+    )
+    assert isinstance(result, Created)
+    downloading = await wait_state(running, result.download.id, State.DOWNLOADING)
+    cancelled = await running.engine.actions.cancel(downloading.id)
+    assert cancelled.state == State.REMOVED
+    assert cancelled.error == "cancelled"
+    assert await eventually(lambda: _gone(running.qbt, made), what="deleted in qBittorrent")
+    assert not (running.qbt.downloads_dir / made.name).exists()
+
+
+async def _gone(qbt: QbtInstance, made: MadeTorrent) -> bool:
+    return find_torrent(qbt.client(), made) is None

@@ -1,0 +1,100 @@
+"""What a person can do to a download: retry and cancel.
+
+Both decide in the store first (the identity guard refuses before any
+qBittorrent call), then act in qBittorrent, and undo the store change when
+qBittorrent refuses.
+"""
+
+from dataclasses import dataclass
+
+from core.errors import ExternalError, InvalidTransitionError, RejectedError
+from core.ids import Id
+from core.live import Torrent, is_broken, is_complete
+from core.models import Download
+from core.states import ACTIVE, State
+from jellybit.logs import Logger, for_download
+from store import Store
+from worker.adder import TorrentAdder
+from worker.poller import Poller
+from worker.qbt import SYSTEM, QbtClient
+
+RETRYABLE = frozenset({State.FAILED, State.STUCK, State.REMOVED})
+
+
+@dataclass(frozen=True)
+class RetryResult:
+    download: Download
+    queued: bool = False  # qBittorrent unreachable: added when it is back
+
+
+class Actions:
+    def __init__(self, store: Store, qbt: QbtClient, adder: TorrentAdder, poller: Poller) -> None:
+        self._store = store
+        self._qbt = qbt
+        self._adder = adder
+        self._poller = poller
+
+    async def retry(self, download_id: Id) -> RetryResult:
+        """failed/stuck/removed -> accepted (guarded), then into qBittorrent.
+
+        Raises ``InfohashTakenError`` when another active download owns a hash
+        (no qBittorrent call is made) and ``InvalidTransitionError`` from other
+        states. When qBittorrent refuses the torrent, the state is rolled back
+        and ``RejectedError`` carries the reason.
+        """
+        download = await self._store.downloads.get_download(download_id)
+        log = for_download(download.id)
+        activated = await self._store.downloads.activate_if_no_other_active(
+            download.id, State.ACCEPTED, reason="retry", from_states=RETRYABLE
+        )
+        try:
+            present = await self._poller.find_torrent(activated.hash_values())
+        except ExternalError as error:  # accepted now: added when qBittorrent is back
+            log.warning("download.retry_queued", reason=str(error))
+            return RetryResult(await self._store.downloads.get_download(download.id), queued=True)
+        if present is not None:
+            await self._revive(*present, log=log)
+            self._poller.wake.set()
+            return RetryResult(await self._store.downloads.get_download(download.id))
+        added = await self._adder.add(activated, fail_on_reject=False)
+        if added.outcome == "failed":
+            await self._store.downloads.set_state(
+                download.id,
+                download.state,
+                reason=f"retry failed: {added.reason}",
+                from_states={State.ACCEPTED},
+            )
+            log.warning("download.retry_failed", reason=added.reason)
+            raise RejectedError(SYSTEM, added.reason)
+        self._poller.wake.set()
+        log.info("download.retried", queued=added.outcome == "queued")
+        current = await self._store.downloads.get_download(download.id)
+        return RetryResult(current, queued=added.outcome == "queued")
+
+    async def cancel(self, download_id: Id) -> Download:
+        """An active download -> removed; its torrent leaves qBittorrent (with
+        the data when incomplete). qBittorrent unreachable: nothing changes."""
+        download = await self._store.downloads.get_download(download_id)
+        if download.state not in ACTIVE:
+            raise InvalidTransitionError(download.id, download.state, State.REMOVED)
+        log = for_download(download.id)
+        found = await self._poller.find_torrent(download.hash_values())
+        if found is not None:
+            torrent_id, torrent = found
+            await self._qbt.delete(torrent_id, delete_files=not is_complete(torrent), log=log)
+        cancelled = await self._store.downloads.set_state(
+            download.id, State.REMOVED, reason="cancelled", from_states=ACTIVE
+        )
+        log.info("download.cancelled", torrent_deleted=found is not None)
+        return cancelled
+
+    async def _revive(self, torrent_id: str, torrent: Torrent, *, log: Logger) -> None:
+        """The torrent is still there (stuck): check it if broken, ask for peers,
+        start it. A failure here is not fatal: the poller follows it anyway."""
+        try:
+            if is_broken(torrent):
+                await self._qbt.recheck(torrent_id, log=log)
+            await self._qbt.reannounce(torrent_id, log=log)
+            await self._qbt.start(torrent_id, log=log)
+        except ExternalError as error:
+            log.warning("download.revive_failed", reason=str(error))

@@ -1,0 +1,299 @@
+"""The poller: follows qBittorrent through incremental ``sync/maindata``.
+
+Cost per tick grows with what changed: only torrents in the answer are
+matched (one query for all their hashes) and only changed snapshot columns
+are written, in one transaction per tick. A full resync every few minutes
+guards against lost deltas; removals are decided only on a full snapshot
+(a qBittorrent restart or a hybrid changing its torrent id is not a removal).
+"""
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
+from typing import Any
+
+from core import clock
+from core.clock import format_duration
+from core.config import QbittorrentSettings
+from core.errors import ExternalError, InfohashTakenError, InvalidTransitionError
+from core.live import LiveMap, SyncResult, Torrent, hashes_of, is_broken, is_complete
+from core.magnet import magnet_uri
+from core.models import Download, NewDownload, SnapshotChange, Transition
+from core.paths import map_remote_path
+from core.states import State
+from jellybit.logs import for_download, get_logger
+from store import Store
+from worker.adder import TorrentAdder
+from worker.qbt import QbtClient
+
+FULL_RESYNC_EVERY = 300.0  # seconds
+MAX_BACKOFF = 60.0
+# qBittorrent's "infinite" ETA.
+ETA_UNKNOWN = 8_640_000
+# States in which a download's torrent is expected in qBittorrent.
+IN_QBITTORRENT = frozenset({State.DOWNLOADING, State.STUCK})
+COMPLETED_TO = State.REVIEW  # recognition and layout hook in here later
+
+
+class Poller:
+    def __init__(
+        self,
+        store: Store,
+        qbt: QbtClient,
+        adder: TorrentAdder,
+        settings: QbittorrentSettings,
+        *,
+        full_resync_every: float = FULL_RESYNC_EVERY,
+    ) -> None:
+        self.live = LiveMap()
+        self.wake = asyncio.Event()  # ingest and actions ask for a prompt tick
+        self._store = store
+        self._qbt = qbt
+        self._adder = adder
+        self._settings = settings
+        self._full_every = full_resync_every
+        self._last_full = -float("inf")
+        self._resync_now = False
+        self._tick_lock = asyncio.Lock()
+        self._log = get_logger()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Tick until ``stop``; never ends on an error: qBittorrent down is logged
+        once, retried with backoff, and logged once on recovery."""
+        failures = 0
+        while not stop.is_set():
+            try:
+                await self.tick()
+                if failures:
+                    self._log.info("qbittorrent.recovered", after_failures=failures)
+                failures = 0
+            except ExternalError as error:
+                if failures == 0:
+                    self._log.warning("qbittorrent.unavailable", reason=str(error))
+                failures += 1
+            except Exception:
+                self._log.exception("poller.tick_failed")
+                failures += 1
+            delay = self._settings.poll_interval
+            if failures:
+                delay = min(self._settings.poll_interval * 2 ** min(failures, 6), MAX_BACKOFF)
+            await _sleep_until(delay, self.wake, stop)
+            self.wake.clear()
+
+    async def tick(self) -> SyncResult:
+        """One sync: merge the answer, write what changed, reconcile."""
+        async with self._tick_lock:
+            full = self._resync_now or clock.monotonic() - self._last_full >= self._full_every
+            answer = await self._qbt.sync(0 if full else self.live.rid)
+            result = self.live.apply(answer)
+            if result.full:
+                self._last_full = clock.monotonic()
+                self._resync_now = False
+            await self._follow(result)
+            return result
+
+    async def find_torrent(self, hashes: Iterable[str]) -> tuple[str, Torrent] | None:
+        """The torrent of these hashes as qBittorrent has it now (a fresh tick first)."""
+        await self.tick()
+        return self.live.find(hashes)
+
+    async def _follow(self, result: SyncResult) -> None:
+        torrents = {tid: self.live.torrents[tid] for tid in result.changed}
+        owners = await self._owners(torrents)
+        changes: list[SnapshotChange] = []
+        for torrent_id, torrent in torrents.items():
+            download = owners.get(torrent_id)
+            if download is None:
+                download = await self._adopt(torrent)
+            elif download.state in (State.REMOVED, State.FAILED):
+                download = await self._recover(download)
+            if download is None or download.state not in _FOLLOWED:
+                continue
+            await self._collect_hashes(download, torrent)
+            change = snapshot_change(download, torrent, self._settings.path_map)
+            if change is not None:
+                changes.append(change)
+        for change in await self._store.tracking.apply_changes(changes):
+            if change.transition is not None:
+                self._log_transition(change)
+        if result.removed and not result.full:
+            self._resync_now = True  # confirm removals on a full snapshot
+            self.wake.set()
+        if result.full:
+            await self._mark_vanished()
+        await self._mark_stalled()
+        if self.live.synced:
+            await self._add_due()
+
+    async def _owners(self, torrents: Mapping[str, Torrent]) -> dict[str, Download]:
+        """torrent id -> the download it belongs to (the active one first)."""
+        by_hash = await self._store.tracking.match_infohashes(
+            h for torrent in torrents.values() for h in hashes_of(torrent)
+        )
+        owners: dict[str, Download] = {}
+        for torrent_id, torrent in torrents.items():
+            matches = [by_hash[h] for h in hashes_of(torrent) if h in by_hash]
+            active = [d for d in matches if d.state not in _ENDED]
+            if active or matches:
+                owners[torrent_id] = (active or sorted(matches, key=lambda d: d.id))[-1]
+        return owners
+
+    async def _adopt(self, torrent: Torrent) -> Download | None:
+        """A torrent no download knows becomes one (per the ``adopt`` policy)."""
+        policy = self._settings.adopt
+        if policy == "none" or (
+            policy == "category" and torrent.get("category") != self._settings.category
+        ):
+            return None
+        hashes = hashes_of(torrent)
+        if not hashes:
+            return None
+        name = str(torrent.get("name") or "")
+        new = NewDownload(
+            name=name,
+            source="adopted",
+            source_ref=magnet_uri(hashes, name),  # full hashes, never the torrent id
+            state=State.DOWNLOADING,
+        )
+        result = await self._store.downloads.create_download_if_no_active(new, hashes)
+        download = result.download
+        if result.created:
+            added_on = int(torrent.get("added_on") or 0)
+            fields: dict[str, object] = {"progress_at": clock.now()}
+            if added_on > 0:
+                fields["source_added_at"] = clock.format_time(clock.from_ms(added_on * 1000))
+            await self._store.tracking.apply_changes([SnapshotChange(download.id, fields)])
+            for_download(download.id).info("download.adopted", name=name)
+        return await self._store.downloads.get_download(download.id)
+
+    async def _recover(self, download: Download) -> Download | None:
+        """A removed or failed download whose torrent is back in qBittorrent."""
+        try:
+            recovered = await self._store.downloads.activate_if_no_other_active(
+                download.id,
+                State.DOWNLOADING,
+                reason="the torrent is back in qBittorrent",
+                from_states={State.REMOVED, State.FAILED},
+            )
+        except (InfohashTakenError, InvalidTransitionError) as error:
+            for_download(download.id).info("download.not_recovered", reason=str(error))
+            return None
+        for_download(download.id).info("download.recovered")
+        return recovered
+
+    async def _collect_hashes(self, download: Download, torrent: Torrent) -> None:
+        """qBittorrent revealed a hash the download lacks (a hybrid's second one)."""
+        missing = set(hashes_of(torrent)) - set(download.hash_values())
+        if not missing:
+            return
+        try:
+            await self._store.downloads.add_infohashes(download.id, missing)
+            for_download(download.id).info("download.infohashes_added", infohashes=sorted(missing))
+        except InfohashTakenError as error:
+            for_download(download.id).warning("download.infohash_taken", reason=str(error))
+
+    async def _mark_vanished(self) -> None:
+        """On a full snapshot: torrents gone before completion -> removed."""
+        for download in await self._store.tracking.list_in_states(IN_QBITTORRENT):
+            if self.live.find(download.hash_values()) is None:
+                await self._transition(
+                    download,
+                    State.REMOVED,
+                    "the torrent disappeared from qBittorrent before it completed",
+                )
+
+    async def _mark_stalled(self) -> None:
+        cutoff = clock.parse_time(clock.now()) - timedelta(seconds=self._settings.stuck_after)
+        for download in await self._store.tracking.list_stalled(clock.format_time(cutoff)):
+            await self._transition(
+                download,
+                State.STUCK,
+                f"no progress for {format_duration(self._settings.stuck_after)}",
+            )
+
+    async def _add_due(self) -> None:
+        """Accepted downloads not (yet) in qBittorrent: added again with backoff."""
+        for download in await self._store.tracking.list_due_for_add(clock.now()):
+            if self.live.find(download.hash_values()) is None:
+                await self._adder.add(download)
+
+    async def _transition(self, download: Download, to_state: State, reason: str) -> None:
+        move = Transition(download.state, to_state, reason)
+        change = SnapshotChange(download.id, {}, move)
+        for applied in await self._store.tracking.apply_changes([change]):
+            self._log_transition(applied)
+
+    def _log_transition(self, change: SnapshotChange) -> None:
+        assert change.transition is not None
+        for_download(change.download_id).info(
+            "download.state_changed",
+            from_state=change.transition.from_state,
+            to_state=change.transition.to_state,
+            reason=change.transition.reason,
+        )
+
+
+_ENDED = frozenset({State.DONE, State.FAILED, State.REMOVED})
+# States whose snapshot the poller keeps current.
+_FOLLOWED = frozenset(
+    {State.ACCEPTED, State.DOWNLOADING, State.STUCK, State.REVIEW, State.IMPORTING}
+)
+
+
+def snapshot_change(
+    download: Download, torrent: Torrent, path_map: Iterable[tuple[str, str]]
+) -> SnapshotChange | None:
+    """What changed between the stored download and the torrent, and the state
+    move that follows; None when nothing did."""
+    now = clock.now()
+    seen = _snapshot(torrent, path_map)
+    fields = {k: v for k, v in seen.items() if getattr(download, k) != v}
+    grew = float(seen["progress"]) > download.progress
+    move = _next_state(download, torrent, grew)
+    if grew or (move is not None and move.to_state == State.DOWNLOADING):
+        fields["progress_at"] = now
+    if move is not None and move.to_state == COMPLETED_TO:
+        fields["completed_at"] = now
+    if not fields and move is None:
+        return None
+    return SnapshotChange(download.id, fields, move)
+
+
+def _snapshot(torrent: Torrent, path_map: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    size = int(torrent.get("size") or 0)  # total_size counts v2 pad files
+    eta = int(torrent.get("eta") or 0)
+    maps = tuple(path_map)
+    return {
+        "name": str(torrent.get("name") or ""),
+        "total_size": size if size > 0 else None,
+        "progress": round(float(torrent.get("progress") or 0), 4),
+        "download_speed": int(torrent.get("dlspeed") or 0),
+        "eta": eta if 0 < eta < ETA_UNKNOWN else None,
+        "save_path": map_remote_path(str(torrent.get("save_path") or ""), maps) or None,
+        "content_path": map_remote_path(str(torrent.get("content_path") or ""), maps) or None,
+        "qbt_state": str(torrent.get("state") or ""),
+    }
+
+
+def _next_state(download: Download, torrent: Torrent, grew: bool) -> Transition | None:
+    state = download.state
+    if state not in (State.ACCEPTED, State.DOWNLOADING, State.STUCK):
+        return None
+    if is_complete(torrent):
+        return Transition(state, COMPLETED_TO, "the download is complete")
+    if is_broken(torrent) and state != State.STUCK:
+        return Transition(state, State.STUCK, f"qBittorrent reports {torrent.get('state')}")
+    if state == State.ACCEPTED:
+        return Transition(state, State.DOWNLOADING, "seen in qBittorrent")
+    if state == State.STUCK and grew and not is_broken(torrent):
+        return Transition(state, State.DOWNLOADING, "progress resumed")
+    return None
+
+
+async def _sleep_until(seconds: float, *events: asyncio.Event) -> None:
+    waits = [asyncio.create_task(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in waits:
+            task.cancel()

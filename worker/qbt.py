@@ -1,0 +1,151 @@
+"""The qBittorrent adapter: the one boundary between jellybit and qbittorrent-api.
+
+qbittorrent-api is synchronous: every call runs in a small thread pool with a
+timeout, is logged with its duration and outcome, and its exceptions become
+ours — ``UnreachableError`` (retry later), ``AuthFailedError`` (fix the
+config), ``RejectedError`` (qBittorrent said no, including its HTTP-200
+``Fails.`` answer to an add).
+"""
+
+import asyncio
+import functools
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import qbittorrentapi
+
+from core.config import QbittorrentSettings
+from core.errors import AuthFailedError, RejectedError, UnreachableError
+from jellybit.logs import Logger, external_call, get_logger
+
+SYSTEM = "qbittorrent"
+TAG = "jellybit"
+T = TypeVar("T")
+
+
+class QbtClient:
+    def __init__(self, settings: QbittorrentSettings, *, timeout: float = 15.0) -> None:
+        self.category = settings.category
+        self._timeout = timeout
+        self._client = qbittorrentapi.Client(
+            host=settings.url,
+            username=settings.username,
+            password=settings.password,
+            REQUESTS_ARGS={"timeout": (5, timeout)},
+            SIMPLE_RESPONSES=True,  # plain dicts: cheaper per torrent per tick
+            DISABLE_LOGGING_DEBUG_OUTPUT=True,
+        )
+        # Two threads: a slow add must not hold up the poller's next sync.
+        self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="qbittorrent")
+        self._log = get_logger()
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._threads.shutdown, wait=True, cancel_futures=True)
+
+    async def version(self) -> tuple[str, str]:
+        """qBittorrent's version and its WebAPI version."""
+        app = await self._call("app_version", self._client.app_version)
+        api = await self._call("app_web_api_version", self._client.app_web_api_version)
+        return str(app), str(api)
+
+    async def sync(self, rid: int) -> dict[str, Any]:
+        """``sync/maindata`` since ``rid`` (0 = everything)."""
+        answer = await self._call("sync_maindata", self._client.sync_maindata, rid=rid)
+        return dict(answer)
+
+    async def list_torrents(self) -> list[dict[str, Any]]:
+        """Every torrent with all its fields (costly: for rare checks, not polling)."""
+        return list(await self._call("torrents_info", self._client.torrents_info))
+
+    async def add(
+        self,
+        *,
+        magnet: str | None = None,
+        torrent_file: bytes | None = None,
+        log: Logger | None = None,
+    ) -> None:
+        """Add a magnet or a .torrent with jellybit's category and tag.
+
+        qBittorrent answers ``Fails.`` with HTTP 200 for duplicates, invalid
+        magnets and more: that is a rejection, not a success.
+        """
+        if (magnet is None) == (torrent_file is None):
+            raise ValueError("add needs exactly one of magnet and torrent_file")
+        source: dict[str, Any] = (
+            {"urls": magnet}
+            if magnet is not None
+            else {"torrent_files": {"upload.torrent": torrent_file}}
+        )
+        answer = await self._call(
+            "torrents_add",
+            self._client.torrents_add,
+            category=self.category,
+            tags=TAG,
+            log=log,
+            **source,
+        )
+        if str(answer).strip() != "Ok.":
+            raise RejectedError(SYSTEM, f"qBittorrent refused to add the torrent ({answer})")
+
+    async def delete(
+        self, torrent_id: str, *, delete_files: bool, log: Logger | None = None
+    ) -> None:
+        await self._call(
+            "torrents_delete",
+            self._client.torrents_delete,
+            torrent_hashes=torrent_id,
+            delete_files=delete_files,
+            log=log,
+        )
+
+    async def start(self, torrent_id: str, log: Logger | None = None) -> None:
+        """Resume (4.x) / start (5.x) a paused or stopped torrent."""
+        await self._call(
+            "torrents_start", self._client.torrents_start, torrent_hashes=torrent_id, log=log
+        )
+
+    async def reannounce(self, torrent_id: str, log: Logger | None = None) -> None:
+        await self._call(
+            "torrents_reannounce",
+            self._client.torrents_reannounce,
+            torrent_hashes=torrent_id,
+            log=log,
+        )
+
+    async def recheck(self, torrent_id: str, log: Logger | None = None) -> None:
+        await self._call(
+            "torrents_recheck", self._client.torrents_recheck, torrent_hashes=torrent_id, log=log
+        )
+
+    async def _call(
+        self,
+        operation: str,
+        function: Callable[..., T],
+        *,
+        log: Logger | None = None,
+        **kwargs: Any,
+    ) -> T:
+        loop = asyncio.get_running_loop()
+        async with external_call(log or self._log, SYSTEM, operation):
+            try:
+                # The thread's own HTTP timeout ends it; this one frees the caller.
+                async with asyncio.timeout(self._timeout + 5):
+                    return await loop.run_in_executor(
+                        self._threads, functools.partial(function, **kwargs)
+                    )
+            except TimeoutError:
+                raise UnreachableError(SYSTEM, f"no answer in {self._timeout:.0f} s") from None
+            except qbittorrentapi.APIError as error:
+                raise _mapped(error) from error
+
+
+def _mapped(error: qbittorrentapi.APIError) -> Exception:
+    detail = str(error).strip() or type(error).__name__
+    if isinstance(error, (qbittorrentapi.LoginFailed, qbittorrentapi.HTTP401Error)):
+        return AuthFailedError(SYSTEM, "the username or password was refused")
+    if isinstance(error, qbittorrentapi.HTTP403Error):
+        return AuthFailedError(SYSTEM, f"access denied ({detail})")
+    if isinstance(error, qbittorrentapi.HTTP4XXError):
+        return RejectedError(SYSTEM, detail)
+    return UnreachableError(SYSTEM, detail)
