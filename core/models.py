@@ -19,7 +19,7 @@ class NewDownload:
 
     name: str
     source: str  # telegram | adopted | web | api
-    source_ref: str  # the magnet as received, or btih:/btmh: of an adopted torrent
+    source_ref: str  # the magnet as received; for an adopted torrent one built from its full hashes
     state: State = State.ACCEPTED
     chat_id: int | None = None
 
@@ -84,8 +84,21 @@ class Transition:
 @dataclass(frozen=True)
 class SnapshotChange:
     """What one poll tick learned about one download: changed snapshot columns
-    (see ``store.downloads.SNAPSHOT_COLUMNS``) and maybe a state change."""
+    (see ``store.tracking.SNAPSHOT_COLUMNS``) and maybe a state change."""
 
     download_id: Id
     fields: dict[str, object]
     transition: Transition | None = None
+
+
+@dataclass(frozen=True)
+class Notification:
+    """An outbox row: what to tell a chat about a download."""
+
+    id: Id
+    chat_id: int | None
+    download_id: Id | None
+    kind: str
+    payload: dict[str, object]
+    attempts: int
+    created_at: str

@@ -6,6 +6,8 @@ from typing import Self
 
 from store.db import Database
 from store.downloads import Downloads
+from store.outbox import Outbox
+from store.telegram import TelegramState
 from store.tracking import Tracking
 
 
@@ -14,12 +16,20 @@ class Store:
     db: Database
     downloads: Downloads
     tracking: Tracking
+    outbox: Outbox
+    telegram: TelegramState
 
     @classmethod
     async def open(cls, path: Path) -> Self:
         """Open a migrated database (``store.migrate.migrate`` brings it up to date)."""
         db = await Database.open(path)
-        return cls(db=db, downloads=Downloads(db), tracking=Tracking(db))
+        return cls(
+            db=db,
+            downloads=Downloads(db),
+            tracking=Tracking(db),
+            outbox=Outbox(db),
+            telegram=TelegramState(db),
+        )
 
     async def close(self) -> None:
         await self.db.close()

@@ -1,6 +1,7 @@
 """Reading download rows and writing their history: shared by the store modules."""
 
 import sqlite3
+from collections.abc import Iterable
 
 import aiosqlite
 
@@ -86,3 +87,13 @@ def download_from_row(row: sqlite3.Row, infohashes: tuple[Infohash, ...]) -> Dow
     values["id"] = Id(values["id"])
     values["state"] = State(values["state"])
     return Download(**values, infohashes=infohashes)
+
+
+async def load_downloads(conn: aiosqlite.Connection, ids: Iterable[str]) -> dict[Id, Download]:
+    """Several downloads by id, with their hashes, in two queries."""
+    rows = await fetch_all(
+        conn,
+        f"SELECT {DOWNLOAD_COLUMNS} FROM download WHERE id IN (SELECT value FROM json_each(:ids))",
+        {"ids": json_list(set(ids))},
+    )
+    return {d.id: d for d in await with_hashes(conn, rows)}

@@ -16,6 +16,7 @@ from core.errors import InfohashTakenError, InvalidInputError, InvalidTransition
 from core.ids import Id, new_id, parse_id
 from core.infohash import Kind, normalize_infohashes
 from core.models import CreateResult, Download, Infohash, NewDownload, StateTransition
+from core.notifications import ADOPTED
 from core.states import ACTIVE, State
 from store.db import Database
 from store.download_rows import (
@@ -28,13 +29,14 @@ from store.download_rows import (
     record_transition,
     with_hashes,
 )
+from store.outbox import enqueue
 from store.rows import fetch_all, json_list
 
 # States whose reason is kept in download.error: why it is not going forward.
 _TROUBLE = json_list(sorted({State.STUCK, State.FAILED, State.REMOVED}))
 
 # Which active download (other than :exclude) owns one of :hashes.
-ACTIVE_JSON_OWNERS_SQL = """
+_ACTIVE_OWNERS_SQL = """
     SELECT h.infohash, h.download_id
     FROM download_infohash AS h JOIN download AS d ON d.id = h.download_id
     WHERE h.infohash IN (SELECT value FROM json_each(:hashes))
@@ -62,12 +64,12 @@ _UPDATE_STATE_SQL = """
 """
 
 # The backstop of set_state: never terminal -> active.
-_NOTTERMINAL_JSON_TOACTIVE_JSON = """
+_NOT_TERMINAL_TO_ACTIVE = """
       AND NOT (state IN (SELECT value FROM json_each(:terminal))
                AND :to_state IN (SELECT value FROM json_each(:active)))
 """
 
-_NO_OTHERACTIVE_JSON_OWNER = """
+_NO_OTHER_ACTIVE_OWNER = """
       AND NOT EXISTS (
         SELECT 1 FROM download_infohash AS mine
         JOIN download_infohash AS other
@@ -125,6 +127,8 @@ class Downloads:
                 await _add_hashes_if_free(conn, download_id, wanted)
                 return CreateResult(await load_download(conn, download_id), created=False)
             created = await _insert_download(conn, new, wanted)
+            if new.source == "adopted":
+                await enqueue(conn, created.id, ADOPTED)
             if torrent_file is not None:
                 await conn.execute(
                     "INSERT INTO download_torrent (download_id, data, created_at)"
@@ -156,7 +160,7 @@ class Downloads:
         async with self._db.write() as conn:
             current = await current_state(conn, download_id)
             params = _set_state_params(download_id, to_state, reason, allowed)
-            cursor = await conn.execute(_UPDATE_STATE_SQL + _NO_OTHERACTIVE_JSON_OWNER, params)
+            cursor = await conn.execute(_UPDATE_STATE_SQL + _NO_OTHER_ACTIVE_OWNER, params)
             if cursor.rowcount == 0:
                 await _explain_refused_activation(conn, download_id, current, to_state, allowed)
             await record_transition(conn, download_id, current, to_state, reason)
@@ -199,7 +203,7 @@ class Downloads:
             if current == to_state:
                 return await load_download(conn, download_id)
             params = _set_state_params(download_id, to_state, reason, allowed)
-            cursor = await conn.execute(_UPDATE_STATE_SQL + _NOTTERMINAL_JSON_TOACTIVE_JSON, params)
+            cursor = await conn.execute(_UPDATE_STATE_SQL + _NOT_TERMINAL_TO_ACTIVE, params)
             if cursor.rowcount == 0:
                 raise InvalidTransitionError(download_id, current, to_state)
             await record_transition(conn, download_id, current, to_state, reason)
@@ -296,7 +300,7 @@ async def _active_owners(
     """infohash -> the active download owning it, oldest owner first."""
     rows = await fetch_all(
         conn,
-        ACTIVE_JSON_OWNERS_SQL,
+        _ACTIVE_OWNERS_SQL,
         {"hashes": json_list(hashes), "active": ACTIVE_JSON, "exclude": exclude},
     )
     owners: dict[str, Id] = {}

@@ -7,15 +7,18 @@ from datetime import timedelta
 from core import clock
 from core.ids import Id
 from core.models import Download, SnapshotChange
+from core.notifications import ANNOUNCED
 from core.states import State
 from store.db import Database
 from store.download_rows import (
     ACTIVE_JSON,
     DOWNLOAD_COLUMNS,
     TERMINAL_JSON,
+    load_downloads,
     record_transition,
     with_hashes,
 )
+from store.outbox import enqueue
 from store.rows import fetch_all, fetch_one, json_list
 
 # An ingest adds right after it commits; the re-add loop leaves it this long.
@@ -68,13 +71,7 @@ class Tracking:
         owner: dict[str, str] = {}
         for row in rows:
             owner.setdefault(row["infohash"], row["download_id"])
-        download_rows = await fetch_all(
-            self._db.reader,
-            f"""SELECT {DOWNLOAD_COLUMNS} FROM download
-            WHERE id IN (SELECT value FROM json_each(:ids))""",
-            {"ids": json_list(set(owner.values()))},
-        )
-        downloads = {d.id: d for d in await with_hashes(self._db.reader, download_rows)}
+        downloads = await load_downloads(self._db.reader, owner.values())
         return {h: downloads[Id(download_id)] for h, download_id in owner.items()}
 
     async def list_in_states(self, states: Iterable[State]) -> list[Download]:
@@ -112,7 +109,8 @@ class Tracking:
         return await with_hashes(self._db.reader, rows)
 
     async def apply_changes(self, changes: Sequence[SnapshotChange]) -> list[SnapshotChange]:
-        """One poll tick in ONE transaction: snapshot columns, then transitions.
+        """One poll tick in ONE transaction: snapshot columns, transitions and
+        their notifications (a background change is announced in the chat).
 
         A transition applies only while the download is still in the state the
         poller saw (``from_state``), and never terminal -> active; the changes
@@ -152,6 +150,9 @@ class Tracking:
                     await record_transition(
                         conn, change.download_id, move.from_state, move.to_state, move.reason
                     )
+                    kind = ANNOUNCED.get(move.to_state)
+                    if kind is not None:
+                        await enqueue(conn, change.download_id, kind, {"reason": move.reason})
                     applied.append(change)
         return applied
 

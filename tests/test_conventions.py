@@ -117,8 +117,8 @@ def test_dependencies_point_inwards() -> None:
     allowed = {
         "store": {"core", "store", "jellybit.logs"},
         "worker": {"core", "store", "worker", "jellybit.logs"},
-        "bot": {"core", "store", "worker", "bot", "jellybit.logs"},
-        "web": {"core", "store", "worker", "web", "jellybit.logs"},
+        "bot": {"core", "store", "worker", "bot", "jellybit.logs", "jellybit.i18n"},
+        "web": {"core", "store", "worker", "web", "jellybit.logs", "jellybit.i18n"},
         "migrations": {"core"},
     }
     ours = set(PACKAGES)

@@ -169,7 +169,7 @@ class Poller:
     async def _recover(self, download: Download) -> Download | None:
         """A removed or failed download whose torrent is back in qBittorrent."""
         try:
-            recovered = await self._store.downloads.activate_if_no_other_active(
+            await self._store.downloads.activate_if_no_other_active(
                 download.id,
                 State.DOWNLOADING,
                 reason="the torrent is back in qBittorrent",
@@ -179,7 +179,9 @@ class Poller:
             for_download(download.id).info("download.not_recovered", reason=str(error))
             return None
         for_download(download.id).info("download.recovered")
-        return recovered
+        restart = SnapshotChange(download.id, {"progress_at": clock.now()})
+        await self._store.tracking.apply_changes([restart])  # the stuck clock starts anew
+        return await self._store.downloads.get_download(download.id)
 
     async def _collect_hashes(self, download: Download, torrent: Torrent) -> None:
         """qBittorrent revealed a hash the download lacks (a hybrid's second one)."""
@@ -250,7 +252,10 @@ def snapshot_change(
     fields = {k: v for k, v in seen.items() if getattr(download, k) != v}
     grew = float(seen["progress"]) > download.progress
     move = _next_state(download, torrent, grew)
-    if grew or (move is not None and move.to_state == State.DOWNLOADING):
+    # The stuck clock restarts on progress, on (re)entering downloading, and
+    # for a download that never had one (recovered, or from before 0004).
+    restarts = move is not None and move.to_state == State.DOWNLOADING
+    if grew or restarts or download.progress_at is None:
         fields["progress_at"] = now
     if move is not None and move.to_state == COMPLETED_TO:
         fields["completed_at"] = now

@@ -1,0 +1,21 @@
+"""Callback data of the inline buttons: a short versioned prefix and the ULID.
+
+``j1:<action>:<26-char id>`` is at most 39 bytes (Telegram allows 64). A new
+incompatible layout gets a new prefix; anything that does not unpack as the
+current one is an outdated button and is answered as such.
+"""
+
+from enum import StrEnum
+
+from aiogram.filters.callback_data import CallbackData
+
+
+class Action(StrEnum):
+    RETRY = "retry"
+    RELINK = "relink"
+    CANCEL = "cancel"
+
+
+class DownloadAction(CallbackData, prefix="j1"):
+    action: str  # an Action; kept a str so an unknown one is "outdated", not an error
+    id: str  # parsed with core.ids.parse_id before the store sees it

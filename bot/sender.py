@@ -1,0 +1,35 @@
+"""Calls to Telegram that respect its limits.
+
+aiogram raises ``TelegramRetryAfter`` on a 429 and does not retry: the sender
+waits ``retry_after`` and sends again (a few times), logging each call.
+"""
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from aiogram.exceptions import TelegramBadRequest, TelegramRetryAfter
+
+from jellybit.logs import Logger, external_call, get_logger
+
+T = TypeVar("T")
+MAX_WAITS = 3
+NOT_MODIFIED = "message is not modified"
+
+
+async def send(operation: str, call: Callable[[], Awaitable[T]], *, log: Logger | None = None) -> T:
+    logger = log or get_logger()
+    for attempt in range(MAX_WAITS + 1):
+        try:
+            async with external_call(logger, "telegram", operation):
+                return await call()
+        except TelegramRetryAfter as error:
+            if attempt == MAX_WAITS:
+                raise
+            logger.info("telegram.retry_after", operation=operation, seconds=error.retry_after)
+            await asyncio.sleep(error.retry_after)
+    raise AssertionError("unreachable")
+
+
+def is_not_modified(error: TelegramBadRequest) -> bool:
+    return NOT_MODIFIED in error.message

@@ -1,0 +1,223 @@
+"""What the bot says, rendered from the domain (every string goes through Texts)."""
+
+import html
+
+from core.models import Download
+from core.states import State
+from jellybit.i18n import Texts
+
+BAR_CELLS = 10
+
+_STATE_ICON = {
+    State.ACCEPTED: "✅",
+    State.DOWNLOADING: "⬇️",
+    State.STUCK: "⚠️",
+    State.REVIEW: "🤔",
+    State.IMPORTING: "📦",
+    State.DONE: "🎬",
+    State.FAILED: "❌",
+    State.REMOVED: "🗑",
+}
+
+
+def display_name(download: Download) -> str:
+    """The torrent's name, or its first hash before qBittorrent knows the name."""
+    return download.name or (download.infohashes[0].value if download.infohashes else download.id)
+
+
+def state_label(tx: Texts, state: State) -> str:
+    labels = {
+        State.ACCEPTED: tx.plain("accepted"),
+        State.DOWNLOADING: tx.plain("downloading"),
+        State.STUCK: tx.plain("stuck"),
+        State.REVIEW: tx.plain("needs review"),
+        State.IMPORTING: tx.plain("importing"),
+        State.DONE: tx.plain("done"),
+        State.FAILED: tx.plain("failed"),
+        State.REMOVED: tx.plain("removed"),
+    }
+    return labels[state]
+
+
+def progress_bar(progress: float) -> str:
+    filled = max(0, min(BAR_CELLS, int(progress * BAR_CELLS)))
+    return "▓" * filled + "░" * (BAR_CELLS - filled)
+
+
+def human_size(tx: Texts, size: float) -> str:
+    units = [tx.plain("B"), tx.plain("KB"), tx.plain("MB"), tx.plain("GB"), tx.plain("TB")]
+    value, unit = float(size), 0
+    while value >= 1024 and unit < len(units) - 1:
+        value /= 1024
+        unit += 1
+    return f"{value:.0f} {units[unit]}" if unit == 0 else f"{value:.1f} {units[unit]}"
+
+
+def human_eta(tx: Texts, seconds: int) -> str:
+    if seconds < 60:
+        return tx("~{n} s", n=seconds)
+    if seconds < 3600:
+        return tx("~{n} min", n=seconds // 60)
+    return tx("~{h} h {m} min", h=seconds // 3600, m=seconds % 3600 // 60)
+
+
+def status_text(tx: Texts, download: Download) -> str:
+    """The status message of a download: what happened, what happens next."""
+    icon = _STATE_ICON[download.state]
+    name = display_name(download)
+    head = f"{icon} <b>{html.escape(name, quote=False)}</b>"
+    if download.state == State.ACCEPTED:
+        return (
+            head
+            + "\n"
+            + tx("Accepted. Sending it to qBittorrent, I will tell you when it is ready.")
+        )
+    if download.state in (State.DOWNLOADING, State.STUCK):
+        return head + "\n" + _progress_line(tx, download) + _trouble(tx, download)
+    if download.state == State.REVIEW:
+        return head + "\n" + tx("Downloaded. Waiting for you to pick the title.")
+    if download.state == State.IMPORTING:
+        return head + "\n" + tx("Downloaded. Putting it into the library…")
+    if download.state == State.DONE:
+        return head + "\n" + tx("Done: it is in the library.")
+    return (
+        head
+        + "\n"
+        + tx(
+            "{state}: {reason}", state=state_label(tx, download.state), reason=download.error or "—"
+        )
+    )
+
+
+def _progress_line(tx: Texts, download: Download) -> str:
+    parts = [f"{progress_bar(download.progress)} {download.progress * 100:.0f}%"]
+    if download.total_size:
+        done = human_size(tx, download.total_size * download.progress)
+        parts.append(f"{done} / {human_size(tx, download.total_size)}")
+    if download.download_speed:
+        parts.append(tx("{speed}/s", speed=human_size(tx, download.download_speed)))
+    if download.eta:
+        parts.append(human_eta(tx, download.eta))
+    return " · ".join(parts)
+
+
+def _trouble(tx: Texts, download: Download) -> str:
+    if download.state != State.STUCK:
+        return ""
+    return "\n" + tx("Stuck: {reason}", reason=download.error or "—")
+
+
+def duplicate_text(tx: Texts, download: Download) -> str:
+    return tx(
+        "↩️ Already here: {name} — {state}, {percent}%",
+        name=display_name(download),
+        state=state_label(tx, download.state),
+        percent=f"{download.progress * 100:.0f}",
+    )
+
+
+def queued_text(tx: Texts, download: Download) -> str:
+    return tx(
+        "⏳ qBittorrent is not answering. I saved {name} and will add it as soon as it is back.",
+        name=display_name(download),
+    )
+
+
+def rejected_text(tx: Texts, reason: str) -> str:
+    return (
+        tx("❌ {reason}", reason=tx.plain(reason))
+        + "\n"
+        + tx("Send a magnet link or a .torrent file.")
+    )
+
+
+def help_text(tx: Texts) -> str:
+    return "\n".join(
+        [
+            tx(
+                "Send me a magnet link or a .torrent file: I add it to qBittorrent, follow it and put the finished files into the Jellyfin library."
+            ),
+            tx(
+                "Several links in one message work; the rest of the text is a hint for recognition (for example: Dune 2021)."
+            ),
+            tx("Reply to my message about a download to add a hint to it."),
+            "",
+            tx(
+                "Buttons: Open — the download's page; Cancel — stop and delete it; Retry — try a stuck or failed one again; Relink — lay out a finished one again."
+            ),
+            tx("Commands: /list — active downloads, /status ID — one download."),
+        ]
+    )
+
+
+def no_magnet_text(tx: Texts) -> str:
+    return (
+        tx("I did not find a magnet link here.")
+        + "\n"
+        + tx("Send a magnet link or a .torrent file; /help explains more.")
+    )
+
+
+def list_text(tx: Texts, downloads: list[Download]) -> str:
+    if not downloads:
+        return tx("No active downloads.")
+    lines = [tx("<b>Active downloads</b>")]
+    for number, download in enumerate(downloads, start=1):
+        lines.append(
+            tx(
+                "{number}. {name} — {state}, {percent}%",
+                number=number,
+                name=display_name(download),
+                state=state_label(tx, download.state),
+                percent=f"{download.progress * 100:.0f}",
+            )
+        )
+    return "\n".join(lines)
+
+
+def notification_text(tx: Texts, kind: str, download: Download, reason: str) -> str:
+    name = display_name(download)
+    texts = {
+        "done": lambda: tx("🎬 Done: {name}", name=name) + "\n" + tx("It is in the library."),
+        "review": lambda: (
+            tx("🤔 Downloaded: {name}", name=name)
+            + "\n"
+            + tx("I am not sure what it is: pick the title.")
+        ),
+        "stuck": lambda: (
+            tx("⚠️ Stuck: {name}", name=name)
+            + "\n"
+            + tx("Reason: {reason}", reason=tx.plain(reason))
+        ),
+        "failed": lambda: (
+            tx("❌ Failed: {name}", name=name)
+            + "\n"
+            + tx("Reason: {reason}", reason=tx.plain(reason))
+        ),
+        "removed": lambda: (
+            tx("🗑 Removed: {name}", name=name)
+            + "\n"
+            + tx("Reason: {reason}", reason=tx.plain(reason))
+        ),
+        "adopted": lambda: tx("📥 Found in qBittorrent and now followed: {name}", name=name),
+    }
+    return texts[kind]()
+
+
+def hint_added_text(tx: Texts, download: Download, hint: str) -> str:
+    return tx("📝 Hint for {name}: {hint}", name=display_name(download), hint=hint)
+
+
+def refusal_text(tx: Texts, user_id: int) -> str:
+    return tx(
+        "Sorry, this is a private bot. Your Telegram id is {user_id}: the owner can add it to telegram.allowed_users.",
+        user_id=user_id,
+    )
+
+
+def outdated_text(tx: Texts) -> str:
+    return tx.plain("This button is outdated — here is the current state.")
+
+
+def not_found_text(tx: Texts) -> str:
+    return tx("No download with this id.")

@@ -1,0 +1,81 @@
+"""Sending and refreshing the bot's messages about a download."""
+
+from aiogram import Bot
+from aiogram.exceptions import TelegramBadRequest
+from aiogram.types import InlineKeyboardMarkup, Message
+
+from bot.keyboards import download_keyboard
+from bot.links import Links
+from bot.sender import is_not_modified, send
+from bot.texts import status_text
+from core.models import Download
+from jellybit.i18n import Texts
+from jellybit.logs import for_download
+from store import Store
+
+
+def shown_key(text: str, markup: InlineKeyboardMarkup | None) -> str:
+    """What a message shows: Telegram refuses an edit that changes neither."""
+    return text + "\n" + ("" if markup is None else markup.model_dump_json(exclude_none=True))
+
+
+class Views:
+    def __init__(self, bot: Bot, store: Store, links: Links) -> None:
+        self.bot = bot
+        self._store = store
+        self._links = links
+
+    async def send_status(
+        self,
+        tx: Texts,
+        chat_id: int,
+        user_id: int,
+        download: Download,
+        *,
+        reply_to: int | None = None,
+        text: str | None = None,
+        role: str = "status",
+    ) -> Message:
+        """A message that shows a download (``text`` or its status) with its buttons."""
+        body = text if text is not None else status_text(tx, download)
+        markup = download_keyboard(tx, self._links, download, user_id)
+        message = await send(
+            "send_message",
+            lambda: self.bot.send_message(
+                chat_id, body, reply_markup=markup, reply_to_message_id=reply_to
+            ),
+            log=for_download(download.id),
+        )
+        await self._store.telegram.remember_message(
+            chat_id, message.message_id, download.id, role, shown_key(body, markup)
+        )
+        return message
+
+    async def show_current(
+        self,
+        tx: Texts,
+        chat_id: int,
+        message_id: int,
+        user_id: int,
+        download: Download,
+        shown: str | None,
+    ) -> bool:
+        """Edit a message to the download's current state; False when it already shows it."""
+        body = status_text(tx, download)
+        markup = download_keyboard(tx, self._links, download, user_id)
+        key = shown_key(body, markup)
+        if key == shown:
+            return False
+        try:
+            await send(
+                "edit_message_text",
+                lambda: self.bot.edit_message_text(
+                    body, chat_id=chat_id, message_id=message_id, reply_markup=markup
+                ),
+                log=for_download(download.id),
+            )
+        except TelegramBadRequest as error:
+            if not is_not_modified(error):
+                raise
+        await self._store.telegram.mark_shown(chat_id, message_id, key)
+        return True

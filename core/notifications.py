@@ -1,0 +1,17 @@
+"""Which changes are announced in the chat (through the outbox).
+
+Changes that a person caused and was answered about directly (ingest, retry,
+cancel) are not announced again; background changes are.
+"""
+
+from core.states import State
+
+# State reached in the background -> the notification's kind.
+ANNOUNCED: dict[State, str] = {
+    State.REVIEW: "review",
+    State.DONE: "done",
+    State.STUCK: "stuck",
+    State.FAILED: "failed",
+    State.REMOVED: "removed",
+}
+ADOPTED = "adopted"

@@ -1,0 +1,120 @@
+"""The bot's memory: its messages about downloads, chat languages, hints."""
+
+from dataclasses import dataclass
+
+from core import clock
+from core.ids import Id, new_id
+from core.models import Download
+from store.db import Database
+from store.download_rows import load_downloads
+from store.rows import fetch_all, fetch_one
+
+
+@dataclass(frozen=True)
+class StatusMessage:
+    chat_id: int
+    message_id: int
+    shown: str | None
+    download: Download
+
+
+class TelegramState:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def remember_message(
+        self, chat_id: int, message_id: int, download_id: Id, role: str, shown: str | None = None
+    ) -> None:
+        """A message the bot sent about a download; the status one also becomes
+        the download's ``message_id``."""
+        now = clock.now()
+        async with self._db.write() as conn:
+            await conn.execute(
+                """INSERT OR REPLACE INTO telegram_message
+                    (chat_id, message_id, download_id, role, shown, shown_at, created_at)
+                VALUES (:chat_id, :message_id, :download_id, :role, :shown, :now, :now)""",
+                {
+                    "chat_id": chat_id,
+                    "message_id": message_id,
+                    "download_id": download_id,
+                    "role": role,
+                    "shown": shown,
+                    "now": now,
+                },
+            )
+            if role == "status":
+                await conn.execute(
+                    """UPDATE download SET chat_id = :chat_id, message_id = :message_id
+                    WHERE id = :id""",
+                    {"chat_id": chat_id, "message_id": message_id, "id": download_id},
+                )
+
+    async def download_of_message(self, chat_id: int, message_id: int) -> Id | None:
+        row = await fetch_one(
+            self._db.reader,
+            """SELECT download_id FROM telegram_message
+            WHERE chat_id = :chat_id AND message_id = :message_id""",
+            {"chat_id": chat_id, "message_id": message_id},
+        )
+        return None if row is None else Id(row["download_id"])
+
+    async def status_messages_due(self, shown_before: str) -> list[StatusMessage]:
+        """Status messages whose download changed since they were last shown,
+        not shown since ``shown_before`` (edits are rate-limited)."""
+        rows = await fetch_all(
+            self._db.reader,
+            """SELECT m.chat_id, m.message_id, m.shown, m.download_id
+            FROM telegram_message AS m JOIN download AS d ON d.id = m.download_id
+            WHERE m.role = 'status' AND d.updated_at >= m.shown_at AND m.shown_at <= :before
+            ORDER BY m.shown_at""",
+            {"before": shown_before},
+        )
+        downloads = await load_downloads(self._db.reader, (row["download_id"] for row in rows))
+        return [
+            StatusMessage(
+                row["chat_id"], row["message_id"], row["shown"], downloads[row["download_id"]]
+            )
+            for row in rows
+        ]
+
+    async def mark_shown(self, chat_id: int, message_id: int, shown: str) -> None:
+        async with self._db.write() as conn:
+            await conn.execute(
+                """UPDATE telegram_message SET shown = :shown, shown_at = :now
+                WHERE chat_id = :chat_id AND message_id = :message_id""",
+                {"chat_id": chat_id, "message_id": message_id, "shown": shown, "now": clock.now()},
+            )
+
+    async def set_chat_language(self, chat_id: int, language: str) -> None:
+        async with self._db.write() as conn:
+            await conn.execute(
+                """INSERT INTO telegram_chat (chat_id, language, updated_at)
+                VALUES (:chat_id, :language, :now)
+                ON CONFLICT (chat_id) DO UPDATE SET language = :language, updated_at = :now""",
+                {"chat_id": chat_id, "language": language, "now": clock.now()},
+            )
+
+    async def chat_language(self, chat_id: int) -> str | None:
+        row = await fetch_one(
+            self._db.reader,
+            "SELECT language FROM telegram_chat WHERE chat_id = :chat_id",
+            {"chat_id": chat_id},
+        )
+        return None if row is None else str(row["language"])
+
+    async def add_hint(self, download_id: Id, text: str) -> None:
+        """Free text from the person about what a download is (for recognition)."""
+        async with self._db.write() as conn:
+            await conn.execute(
+                """INSERT INTO hint (id, download_id, text, created_at)
+                VALUES (:id, :download_id, :text, :now)""",
+                {"id": new_id(), "download_id": download_id, "text": text, "now": clock.now()},
+            )
+
+    async def hints(self, download_id: Id) -> list[str]:
+        rows = await fetch_all(
+            self._db.reader,
+            "SELECT text FROM hint WHERE download_id = :id ORDER BY id",
+            {"id": download_id},
+        )
+        return [row["text"] for row in rows]

@@ -1,0 +1,146 @@
+"""The poller's pure parts: the live map, path mapping, snapshot changes, backoff."""
+
+from dataclasses import replace
+
+import pytest
+
+from core.ids import new_id
+from core.live import LiveMap, hashes_of, is_complete
+from core.models import Download, Infohash
+from core.paths import map_remote_path
+from core.states import State
+from worker.adder import backoff_seconds
+from worker.poller import snapshot_change
+
+V1 = "a" * 40
+V2 = "b" * 64
+
+
+def test_hashes_of_never_takes_the_truncated_id_when_full_hashes_are_known() -> None:
+    assert hashes_of({"hash": V2[:40], "infohash_v1": "", "infohash_v2": V2}) == (V2,)
+    assert hashes_of({"hash": V2[:40], "infohash_v1": V1, "infohash_v2": V2}) == (V1, V2)
+    assert hashes_of({"hash": V1.upper()}) == (V1,)  # an old WebAPI: only the id
+    assert hashes_of({"hash": "garbage"}) == ()
+
+
+def test_partial_updates_merge_and_full_updates_replace() -> None:
+    live = LiveMap()
+    first = live.apply(
+        {
+            "rid": 1,
+            "full_update": True,
+            "torrents": {V1: {"name": "x", "progress": 0.1, "infohash_v1": V1}},
+        }
+    )
+    assert first.full
+    assert first.changed == {V1}
+    partial = live.apply({"rid": 2, "torrents": {V1: {"progress": 0.5}}})
+    assert not partial.full
+    assert live.torrents[V1] == {"hash": V1, "name": "x", "progress": 0.5, "infohash_v1": V1}
+    gone = live.apply({"rid": 3, "torrents_removed": [V1]})
+    assert gone.removed == {V1}
+    assert live.find([V1]) is None
+    replaced = live.apply({"rid": 1, "full_update": True, "torrents": {}})
+    assert replaced.full
+    assert live.torrents == {}
+
+
+def test_a_hybrid_changing_its_torrent_id_stays_findable_by_every_hash() -> None:
+    live = LiveMap()
+    live.apply({"rid": 1, "full_update": True, "torrents": {V1: {"infohash_v1": V1}}})
+    live.apply(
+        {
+            "rid": 2,
+            "torrents_removed": [V1],
+            "torrents": {V2[:40]: {"infohash_v1": V1, "infohash_v2": V2}},
+        }
+    )
+    for key in (V1, V2, V2[:40]):
+        found = live.find([key])
+        assert found is not None
+        assert found[0] == V2[:40]
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/downloads/Movie/file.mkv", "/srv/downloads/Movie/file.mkv"),
+        ("/downloads", "/srv/downloads"),
+        ("/downloads/tv/x", "/media/tv/x"),  # the longest prefix wins
+        ("/downloadsX/file", "/downloadsX/file"),  # whole components only
+        ("/elsewhere/file", "/elsewhere/file"),
+        ("", ""),
+    ],
+)
+def test_remote_paths_map_by_the_longest_whole_prefix(path: str, expected: str) -> None:
+    path_map = (("/downloads", "/srv/downloads"), ("/downloads/tv", "/media/tv"))
+    assert map_remote_path(path, path_map) == expected
+
+
+def download(**changes: object) -> Download:
+    base = Download(
+        id=new_id(), name="Movie", state=State.DOWNLOADING, source="telegram", source_ref="",
+        chat_id=1, message_id=None, save_path="/srv/downloads", content_path="/srv/downloads/Movie",
+        total_size=100, progress=0.5, error=None, source_added_at=None, completed_at=None,
+        created_at="2026-01-01T00:00:00Z", updated_at="2026-01-01T00:00:00Z",
+        qbt_state="downloading", download_speed=10, eta=5, progress_at="2026-01-01T00:00:00Z",
+        infohashes=(Infohash(V1, "v1"),),
+    )  # fmt: skip
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def torrent(**changes: object) -> dict[str, object]:
+    return {
+        "name": "Movie", "size": 100, "progress": 0.5, "dlspeed": 10, "eta": 5,
+        "save_path": "/downloads", "content_path": "/downloads/Movie", "state": "downloading",
+        **changes,
+    }  # fmt: skip
+
+
+PATHS = (("/downloads", "/srv/downloads"),)
+
+
+def test_nothing_changed_means_no_write() -> None:
+    assert snapshot_change(download(), torrent(), PATHS) is None
+
+
+def test_only_changed_columns_are_written_and_progress_restarts_the_clock() -> None:
+    change = snapshot_change(download(), torrent(progress=0.75, dlspeed=99), PATHS)
+    assert change is not None
+    assert set(change.fields) == {"progress", "download_speed", "progress_at"}
+    assert change.transition is None
+
+
+@pytest.mark.parametrize(
+    ("state", "fields", "to_state"),
+    [
+        (State.ACCEPTED, {}, State.DOWNLOADING),
+        (State.DOWNLOADING, {"progress": 1, "state": "stalledUP"}, State.REVIEW),
+        (State.DOWNLOADING, {"progress": 1, "state": "stoppedUP"}, State.REVIEW),  # 5.x name
+        (State.DOWNLOADING, {"progress": 1, "state": "checkingUP"}, State.REVIEW),
+        (State.DOWNLOADING, {"state": "missingFiles"}, State.STUCK),
+        (State.DOWNLOADING, {"state": "error"}, State.STUCK),
+        (State.STUCK, {"progress": 0.6}, State.DOWNLOADING),
+        (State.STUCK, {}, None),
+        (State.DOWNLOADING, {"progress": 1, "state": "downloading"}, None),  # not yet verified
+    ],
+)
+def test_transitions(state: State, fields: dict[str, object], to_state: State | None) -> None:
+    change = snapshot_change(download(state=state), torrent(**fields), PATHS)
+    moved = None if change is None or change.transition is None else change.transition.to_state
+    assert moved == to_state
+
+
+def test_a_download_without_a_stuck_clock_gets_one() -> None:
+    change = snapshot_change(download(progress_at=None), torrent(), PATHS)
+    assert change is not None
+    assert set(change.fields) == {"progress_at"}
+
+
+def test_is_complete_needs_an_upload_state() -> None:
+    assert is_complete({"progress": 1, "state": "uploading"})
+    assert not is_complete({"progress": 1, "state": "pausedDL"})
+
+
+def test_backoff_doubles_up_to_five_minutes() -> None:
+    assert [backoff_seconds(n) for n in range(8)] == [5, 10, 20, 40, 80, 160, 300, 300]
