@@ -16,6 +16,7 @@ MAX_NESTING = 64
 # 1 PiB: far beyond any real torrent, far below where sums could misbehave downstream.
 MAX_CONTENT_BYTES = 2**50
 
+TOO_LARGE_REASON = "torrent file is larger than 10 MiB"
 NOT_CANONICAL_REASON = "torrent file is not in canonical bencode form"
 BAD_LENGTH_REASON = "torrent file has a missing, negative or absurd file length"
 # fastbencode refuses these forms outright; they are valid bencode in spirit but not
@@ -36,7 +37,7 @@ class TorrentFile:
 def parse_torrent_file(data: bytes) -> TorrentFile:
     """A .torrent file, checked; every refusal is an InvalidInputError saying why."""
     if len(data) > MAX_TORRENT_BYTES:
-        raise InvalidInputError("torrent file is larger than 10 MiB")
+        raise InvalidInputError(TOO_LARGE_REASON)
     # A newline appended by an editor or a web server is no reason to refuse the file
     # (libtorrent ignores anything after the top dictionary).
     info = _info_dictionary(_decode(data.rstrip()))

@@ -71,6 +71,16 @@ class Actions:
         current = await self._store.downloads.get_download(download.id)
         return RetryResult(current, queued=added.outcome == "queued")
 
+    async def relink(self, download_id: Id) -> Download:
+        """done -> importing (guarded): the layout is applied again with the
+        current recognition; refused when another active download has the hash."""
+        relinked = await self._store.downloads.activate_if_no_other_active(
+            download_id, State.IMPORTING, reason="relink", from_states={State.DONE}
+        )
+        for_download(relinked.id).info("download.relink_requested")
+        self._poller.wake.set()
+        return relinked
+
     async def cancel(self, download_id: Id) -> Download:
         """An active download -> removed; its torrent leaves qBittorrent (with
         the data when incomplete). qBittorrent unreachable: nothing changes."""

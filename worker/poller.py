@@ -24,6 +24,7 @@ from core.states import State
 from jellybit.logs import for_download, get_logger
 from store import Store
 from worker.adder import TorrentAdder
+from worker.pacing import sleep_until
 from worker.qbt import QbtClient
 
 FULL_RESYNC_EVERY = 300.0  # seconds
@@ -77,7 +78,7 @@ class Poller:
             delay = self._settings.poll_interval
             if failures:
                 delay = min(self._settings.poll_interval * 2 ** min(failures, 6), MAX_BACKOFF)
-            await _sleep_until(delay, self.wake, stop)
+            await sleep_until(delay, self.wake, stop)
             self.wake.clear()
 
     async def tick(self) -> SyncResult:
@@ -293,12 +294,3 @@ def _next_state(download: Download, torrent: Torrent, grew: bool) -> Transition 
     if state == State.STUCK and grew and not is_broken(torrent):
         return Transition(state, State.DOWNLOADING, "progress resumed")
     return None
-
-
-async def _sleep_until(seconds: float, *events: asyncio.Event) -> None:
-    waits = [asyncio.create_task(event.wait()) for event in events]
-    try:
-        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in waits:
-            task.cancel()

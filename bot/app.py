@@ -1,0 +1,120 @@
+"""Building the aiogram bot and dispatcher, and running it by polling or webhook."""
+
+import asyncio
+import hashlib
+import hmac
+from dataclasses import dataclass
+
+from aiogram import Bot, Dispatcher
+from aiogram.client.default import DefaultBotProperties
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import PRODUCTION, TelegramAPIServer
+from aiogram.enums import ParseMode
+from aiogram.webhook.aiohttp_server import SimpleRequestHandler
+from aiohttp import web
+
+from bot.handlers import routers
+from bot.links import Links
+from bot.middlewares import AccessMiddleware, LanguageMiddleware
+from bot.notifier import Notifier
+from bot.sender import send
+from bot.status import StatusUpdater
+from bot.views import Views
+from core.config import TelegramSettings
+from jellybit.i18n import I18n
+from jellybit.logs import get_logger
+from store import Store
+from worker.engine import Engine
+
+WEBHOOK_PATH = "/telegram/webhook"
+REQUEST_TIMEOUT = 30  # seconds; long polling adds its own wait on top
+
+
+def make_bot(settings: TelegramSettings) -> Bot:
+    server = TelegramAPIServer.from_base(settings.api_base) if settings.api_base else PRODUCTION
+    session = AiohttpSession(api=server, timeout=REQUEST_TIMEOUT)
+    return Bot(
+        settings.token,
+        session=session,
+        default=DefaultBotProperties(parse_mode=ParseMode.HTML, link_preview_is_disabled=True),
+    )
+
+
+def webhook_secret(web_secret: bytes) -> str:
+    """Telegram's secret_token: 1-256 of A-Z a-z 0-9 _ -, derived from the web secret."""
+    return hmac.new(web_secret, b"telegram-webhook", hashlib.sha256).hexdigest()[:48]
+
+
+@dataclass
+class TelegramFrontDoor:
+    bot: Bot
+    dispatcher: Dispatcher
+    views: Views
+    status: StatusUpdater
+    notifier: Notifier
+    settings: TelegramSettings
+
+    @classmethod
+    def build(
+        cls,
+        settings: TelegramSettings,
+        store: Store,
+        engine: Engine,
+        i18n: I18n,
+        links: Links,
+        bot: Bot | None = None,
+    ) -> "TelegramFrontDoor":
+        bot = bot or make_bot(settings)
+        views = Views(bot, store, links)
+        dispatcher = Dispatcher(store=store, engine=engine, i18n=i18n, links=links, views=views)
+        dispatcher.update.outer_middleware(AccessMiddleware(settings.allowed_users, i18n))
+        dispatcher.update.outer_middleware(LanguageMiddleware(i18n, store))
+        dispatcher.include_routers(*routers())
+        return cls(
+            bot=bot,
+            dispatcher=dispatcher,
+            views=views,
+            status=StatusUpdater(store, views, i18n),
+            notifier=Notifier(store, views, i18n, settings.allowed_users),
+            settings=settings,
+        )
+
+    def mount_webhook(self, app: web.Application, web_secret: bytes) -> None:
+        """Telegram posts updates to ``WEBHOOK_PATH``; a wrong secret header is refused."""
+        handler = SimpleRequestHandler(
+            dispatcher=self.dispatcher, bot=self.bot, secret_token=webhook_secret(web_secret)
+        )
+        handler.register(app, path=WEBHOOK_PATH)
+
+    async def run(self, stop: asyncio.Event, *, public_url: str, web_secret: bytes) -> None:
+        """Receive updates (polling or webhook) and run the status and outbox loops."""
+        loops = [
+            asyncio.create_task(self.status.run(stop), name="telegram-status"),
+            asyncio.create_task(self.notifier.run(stop), name="telegram-outbox"),
+        ]
+        try:
+            if self.settings.mode == "webhook":
+                await self._set_webhook(public_url, web_secret)
+                await stop.wait()
+            else:
+                await self._poll(stop)
+        finally:
+            await asyncio.gather(*loops, return_exceptions=True)
+            await self.bot.session.close()
+
+    async def _poll(self, stop: asyncio.Event) -> None:
+        await send("delete_webhook", lambda: self.bot.delete_webhook(drop_pending_updates=False))
+        polling = asyncio.create_task(
+            self.dispatcher.start_polling(self.bot, handle_signals=False, close_bot_session=False)
+        )
+        await stop.wait()
+        await self.dispatcher.stop_polling()
+        await asyncio.gather(polling, return_exceptions=True)
+
+    async def _set_webhook(self, public_url: str, web_secret: bytes) -> None:
+        url = public_url.rstrip("/") + WEBHOOK_PATH
+        await send(
+            "set_webhook",
+            lambda: self.bot.set_webhook(url, secret_token=webhook_secret(web_secret)),
+        )
+        get_logger().info("telegram.webhook_set", url=url)

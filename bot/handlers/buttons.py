@@ -1,0 +1,124 @@
+"""Inline buttons: Retry, Relink, Cancel — and every outdated button.
+
+The id in the callback data is parsed before the store is touched. An unknown
+or malformed payload, a legacy numeric id, an unknown download, or an action
+that no longer fits the state is answered "this button is outdated" and the
+message is refreshed to the current state: never silence, never a traceback.
+"""
+
+from aiogram import Router
+from aiogram.types import CallbackQuery, Message
+
+from bot.callbacks import Action, DownloadAction
+from bot.keyboards import RETRYABLE
+from bot.texts import outdated_text
+from bot.views import Views
+from core.errors import (
+    ExternalError,
+    InfohashTakenError,
+    InvalidTransitionError,
+    RejectedError,
+    UnreachableError,
+)
+from core.ids import parse_id
+from core.models import Download
+from core.states import ACTIVE, State
+from jellybit.i18n import Texts
+from jellybit.logs import for_download, get_logger
+from store import Store
+from worker.engine import Engine
+
+
+def router() -> Router:
+    buttons = Router(name="buttons")
+    buttons.callback_query.register(on_download_action, DownloadAction.filter())
+    buttons.callback_query.register(on_unknown_button)
+    return buttons
+
+
+async def on_download_action(
+    query: CallbackQuery,
+    callback_data: DownloadAction,
+    tx: Texts,
+    store: Store,
+    engine: Engine,
+    views: Views,
+) -> None:
+    download_id = parse_id(callback_data.id)
+    download = None if download_id is None else await store.downloads.find_download(download_id)
+    if download is None or not _fits(callback_data.action, download):
+        await _outdated(query, tx, store, views, download)
+        return
+    log = for_download(download.id)
+    log.info("telegram.button", action=callback_data.action)
+    try:
+        answer = await _act(callback_data.action, download, tx, engine)
+    except InfohashTakenError as error:
+        owner = await store.downloads.find_download(error.owner_id)
+        name = owner.name if owner is not None else error.owner_id
+        answer = tx.plain(
+            "Refused: the active download {name} ({id}) has the same torrent."
+        ).format(name=name, id=error.owner_id)
+    except InvalidTransitionError:
+        await _outdated(query, tx, store, views, await store.downloads.find_download(download.id))
+        return
+    except UnreachableError:
+        answer = tx.plain("qBittorrent is not answering; nothing changed. Try again later.")
+    except (RejectedError, ExternalError) as error:
+        answer = tx.plain("qBittorrent refused: {reason}").format(reason=error.detail)
+    await query.answer(answer, show_alert=len(answer) > 60)
+    await _refresh(query, tx, store, views, download.id)
+
+
+def _fits(action: str, download: Download) -> bool:
+    if action == Action.RETRY:
+        return download.state in RETRYABLE
+    if action == Action.CANCEL:
+        return download.state in ACTIVE
+    if action == Action.RELINK:
+        return download.state == State.DONE
+    return False
+
+
+async def _act(action: str, download: Download, tx: Texts, engine: Engine) -> str:
+    if action == Action.RETRY:
+        result = await engine.actions.retry(download.id)
+        if result.queued:
+            return tx.plain("qBittorrent is not answering: I will add it as soon as it is back.")
+        return tx.plain("Trying again.")
+    if action == Action.CANCEL:
+        await engine.actions.cancel(download.id)
+        return tx.plain("Cancelled and deleted from qBittorrent.")
+    await engine.actions.relink(download.id)
+    return tx.plain("Laying it out again.")
+
+
+async def on_unknown_button(query: CallbackQuery, tx: Texts, store: Store, views: Views) -> None:
+    """Buttons of an older jellybit (numeric ids) or forged data."""
+    get_logger().info("telegram.outdated_button", data=(query.data or "")[:64])
+    download = None
+    message = query.message
+    if isinstance(message, Message):
+        download_id = await store.telegram.download_of_message(message.chat.id, message.message_id)
+        download = None if download_id is None else await store.downloads.find_download(download_id)
+    await _outdated(query, tx, store, views, download)
+
+
+async def _outdated(
+    query: CallbackQuery, tx: Texts, store: Store, views: Views, download: Download | None
+) -> None:
+    await query.answer(outdated_text(tx))
+    if download is not None:
+        await _refresh(query, tx, store, views, download.id)
+
+
+async def _refresh(
+    query: CallbackQuery, tx: Texts, store: Store, views: Views, download_id: str
+) -> None:
+    message = query.message
+    download = await store.downloads.find_download(download_id)
+    if not isinstance(message, Message) or download is None:
+        return
+    await views.show_current(
+        tx, message.chat.id, message.message_id, query.from_user.id, download, shown=None
+    )

@@ -1,0 +1,85 @@
+"""Keeps each download's status message current, within Telegram's limits.
+
+Every second at most one edit per chat (Telegram allows about one message a
+second in a private chat), each message at most every ``MIN_INTERVAL``
+seconds, the stalest first; an edit only when the text or buttons changed.
+A 429 pauses that chat for ``retry_after``.
+"""
+
+import asyncio
+from datetime import timedelta
+
+from aiogram.exceptions import TelegramAPIError, TelegramRetryAfter
+
+from bot.views import Views
+from core import clock
+from jellybit.i18n import I18n
+from jellybit.logs import for_download, get_logger
+from store import Store
+from store.telegram import StatusMessage
+from worker.pacing import sleep_until
+
+MIN_INTERVAL = timedelta(seconds=3)
+TICK = 1.0
+
+
+class StatusUpdater:
+    def __init__(self, store: Store, views: Views, i18n: I18n) -> None:
+        self._store = store
+        self._views = views
+        self._i18n = i18n
+        self._paused_until: dict[int, float] = {}
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                await self.tick()
+            except Exception:
+                get_logger().exception("telegram.status_tick_failed")
+            await sleep_until(TICK, stop)
+
+    async def tick(self) -> int:
+        """Edit what is due; returns how many messages were edited."""
+        before = clock.format_time(clock.parse_time(clock.now()) - MIN_INTERVAL)
+        due = await self._store.telegram.status_messages_due(before)
+        edited, served = 0, set()
+        for message in due:
+            if message.chat_id in served or self._paused(message.chat_id):
+                continue
+            served.add(message.chat_id)
+            edited += await self._edit(message)
+        return edited
+
+    async def _edit(self, message: StatusMessage) -> int:
+        language = await self._store.telegram.chat_language(message.chat_id)
+        tx = self._i18n.texts(language)
+        try:
+            changed = await self._views.show_current(
+                tx,
+                message.chat_id,
+                message.message_id,
+                message.chat_id,
+                message.download,
+                message.shown,
+            )
+        except TelegramRetryAfter as error:
+            self._paused_until[message.chat_id] = clock.monotonic() + error.retry_after
+            return 0
+        except TelegramAPIError as error:
+            for_download(message.download.id).warning(
+                "telegram.status_edit_failed", reason=str(error)
+            )
+            # Show it as current anyway: retrying a refused edit every second helps no one.
+            await self._store.telegram.mark_shown(
+                message.chat_id, message.message_id, message.shown or ""
+            )
+            return 0
+        if not changed:  # same text: only the rate-limit clock moves
+            await self._store.telegram.mark_shown(
+                message.chat_id, message.message_id, message.shown or ""
+            )
+        return int(changed)
+
+    def _paused(self, chat_id: int) -> bool:
+        until = self._paused_until.get(chat_id)
+        return until is not None and clock.monotonic() < until

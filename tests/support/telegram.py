@@ -1,0 +1,1343 @@
+"""A fake Telegram Bot API server, and the people who use it (see the shared testing.md,
+"Telegram fake server").
+
+jellybit's real aiogram ``Bot`` talks HTTP to :class:`FakeTelegram`
+(``AiohttpSession(api=TelegramAPIServer.from_base(tg.base_url))``); :class:`FakeUser` plays a
+person in a chat: sends texts and documents, presses inline buttons and reads the chat.
+
+It enforces what real Telegram enforces, with Telegram's own wording, so a test cannot pass on
+a request that Telegram would refuse: HTML is parsed as tdlib parses it (:func:`parse_html`),
+texts are 1-4096 characters after parsing, callback_data is 1-64 bytes, button URLs must be
+http(s) with a dotted host (``localhost`` is refused), edits must change something, unknown
+messages, chats and callback queries are refused.
+
+Faults: ``fail_next(method, ...)`` answers the next request(s) with an error (429 by default,
+which aiogram raises as ``TelegramRetryAfter``; a JSON 5xx becomes ``TelegramServerError``).
+``set_down(True)`` closes the connection of every request without an answer, held long polls
+included: aiogram raises ``TelegramNetworkError`` ("ServerDisconnectedError: Server
+disconnected"), what an unreachable Telegram looks like (``bot.download`` is not wrapped by
+aiogram and raises aiohttp's ``ServerDisconnectedError`` itself).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import mimetypes
+import re
+import secrets
+import string
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from html import escape
+from types import TracebackType
+from typing import Any, Self
+from urllib.parse import urlsplit
+
+import aiohttp
+from aiohttp import web
+
+Json = dict[str, Any]
+
+DEFAULT_TOKEN = "123456:TEST-token"
+MAX_TEXT = 4096
+MAX_CAPTION = 1024
+MAX_CALLBACK_DATA = 64
+MAX_GETFILE_SIZE = 20 * 1024 * 1024
+POLL_INTERVAL = 0.02
+
+NOT_MODIFIED = (
+    "Bad Request: message is not modified: specified new message content and reply markup are "
+    "exactly the same as a current content and reply markup of the message"
+)
+QUERY_TOO_OLD = "Bad Request: query is too old and response timeout expired or query ID is invalid"
+CHAT_ACTIONS = frozenset(
+    "typing upload_photo record_video upload_video record_voice upload_voice upload_document "
+    "choose_sticker find_location record_video_note upload_video_note".split()
+)
+_BUTTON_ACTIONS = (
+    "url callback_data web_app login_url switch_inline_query switch_inline_query_current_chat "
+    "switch_inline_query_chosen_chat copy_text callback_game pay".split()
+)
+_STATUS_TEXT = {
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    409: "Conflict",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+}
+
+
+# --- HTML, as Telegram parses it --------------------------------------------------------------
+
+HTML_TAGS = frozenset(
+    "a b strong i em u ins s strike del code pre tg-spoiler span blockquote".split()
+)
+_ENTITY_TYPES = {
+    **dict.fromkeys(("b", "strong"), "bold"),
+    **dict.fromkeys(("i", "em"), "italic"),
+    **dict.fromkeys(("u", "ins"), "underline"),
+    **dict.fromkeys(("s", "strike", "del"), "strikethrough"),
+    **dict.fromkeys(("tg-spoiler", "span"), "spoiler"),
+    "code": "code",
+    "pre": "pre",
+}
+_SPACE = " \t\r\n\v\f\0"  # tdlib's is_space; "\0" stands for the end of the text
+_NAME_TOKEN = frozenset(string.ascii_letters + string.digits + ".-")
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_NAMED_ENTITIES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"'}
+_TRIM = " \t\r\n"
+
+
+class HtmlParseError(ValueError):
+    """HTML Telegram refuses; the message is Telegram's (after ``can't parse entities: ``)."""
+
+
+def _u16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _decode_entity(html: str, pos: int) -> tuple[str | None, int]:
+    """tdlib's decode_html_entity: (character, position after it) or (None, pos)."""
+    n, end = len(html), pos + 1
+    if end < n and html[end] == "#":
+        end += 1
+        code, digits, base = 0, string.digits, 10
+        if end < n and html[end] == "x":
+            end, digits, base = end + 1, string.hexdigits, 16
+        while end < n and html[end] in digits:
+            code = code * base + int(html[end], 16)
+            end += 1
+        if code == 0 or code >= 0x10FFFF or end - pos >= 10:
+            return None, pos
+        if 0xD800 <= code <= 0xDFFF:
+            raise HtmlParseError(
+                "Text contains invalid Unicode characters after decoding HTML entities, "
+                "check for unmatched surrogate code units"
+            )
+        char = chr(code)
+    else:
+        while end < n and html[end] in string.ascii_letters:
+            end += 1
+        named = _NAMED_ENTITIES.get(html[pos + 1 : end])
+        if named is None:
+            return None, pos
+        char = named
+    return char, end + 1 if end < n and html[end] == ";" else end
+
+
+def _link(url: str) -> str | None:
+    """The URL of a text_link, or None when Telegram drops the link."""
+    try:
+        parts = urlsplit(url if "://" in url else f"http://{url}")
+    except ValueError:
+        return None
+    if parts.scheme in ("http", "https") and parts.hostname and " " not in url:
+        return parts.geturl() if parts.path else parts._replace(path="/").geturl()
+    return url if parts.scheme == "tg" else None
+
+
+def parse_html(html: str) -> tuple[str, list[Json]]:
+    """Parse ``parse_mode=HTML`` text as Telegram does: (plain text, Bot API entities).
+
+    A port of tdlib's ``parse_html`` (what the Bot API runs), not of a browser's parser: any
+    ``<`` that does not open a supported tag is an error (``a < b`` → ``Unsupported start tag
+    ""``), only ``&lt; &gt; &amp; &quot;`` and numeric references are decoded (a bare ``&``,
+    ``&nbsp;`` or ``>`` stays as it is), and byte offsets count UTF-8 bytes of the input.
+    """
+    n = len(html)
+
+    def at(i: int) -> str:
+        return html[i] if i < n else "\0"
+
+    def offset(i: int) -> int:
+        return len(html[:i].encode())
+
+    out: list[str] = []
+    u16 = 0
+    stack: list[tuple[str, str, int, int]] = []  # tag, argument, utf-16 offset, len(out)
+    entities: list[Json] = []
+    i = 0
+    while i < n:
+        if html[i] == "&":
+            char, end = _decode_entity(html, i)
+            if char is not None:
+                out.append(char)
+                u16, i = u16 + _u16(char), end
+                continue
+        if html[i] != "<":
+            out.append(html[i])
+            u16, i = u16 + _u16(html[i]), i + 1
+            continue
+        begin, i = i, i + 1
+        if at(i) != "/":
+            while at(i) not in _SPACE and at(i) != ">":
+                i += 1
+            if i >= n:
+                raise HtmlParseError(f"Unclosed start tag at byte offset {offset(begin)}")
+            tag = html[begin + 1 : i].translate(_ASCII_LOWER)
+            if tag not in HTML_TAGS:
+                raise HtmlParseError(
+                    f'Unsupported start tag "{tag}" at byte offset {offset(begin)}'
+                )
+            argument = ""
+            while at(i) != ">":
+                while i < n and at(i) in _SPACE:
+                    i += 1
+                if at(i) == ">":
+                    break
+                name_begin = i
+                while at(i) not in _SPACE and at(i) != "=":
+                    i += 1
+                name = html[name_begin:i]
+                where = f'the tag "{tag}" at byte offset {offset(begin)}'
+                if not name:
+                    raise HtmlParseError(f"Empty attribute name in {where}")
+                while i < n and at(i) in _SPACE:
+                    i += 1
+                if at(i) != "=":
+                    if tag == "blockquote" and name == "expandable":
+                        argument = "1"
+                        continue
+                    raise HtmlParseError(
+                        f"Expected equal sign in declaration of an attribute of {where}"
+                    )
+                i += 1
+                while i < n and at(i) in _SPACE:
+                    i += 1
+                if i >= n:
+                    raise HtmlParseError(
+                        f'Unclosed start tag "{tag}" at byte offset {offset(begin)}'
+                    )
+                if at(i) not in "'\"":
+                    token_begin = i
+                    while at(i) in _NAME_TOKEN:
+                        i += 1
+                    value = html[token_begin:i].translate(_ASCII_LOWER)
+                    if at(i) not in _SPACE and at(i) != ">":
+                        raise HtmlParseError(
+                            f"Unexpected end of name token at byte offset {offset(token_begin)}"
+                        )
+                else:
+                    quote, chars = html[i], []
+                    i += 1
+                    while i < n and html[i] != quote:
+                        char, end = _decode_entity(html, i) if html[i] == "&" else (None, i)
+                        chars.append(html[i] if char is None else char)
+                        i = i + 1 if char is None else end
+                    i += 1 if i < n else 0
+                    value = "".join(chars)
+                if i >= n:
+                    raise HtmlParseError(f"Unclosed start tag at byte offset {offset(begin)}")
+                if tag == "a" and name == "href":
+                    argument = value
+                elif tag == "code" and name == "class" and value.startswith("language-"):
+                    argument = value[len("language-") :]
+                elif tag == "span" and name == "class" and value.startswith("tg-"):
+                    argument = value[len("tg-") :]
+            if tag == "span" and argument != "spoiler":
+                raise HtmlParseError(
+                    f'Tag "span" must have class "tg-spoiler" at byte offset {offset(begin)}'
+                )
+            stack.append((tag, argument, u16, len(out)))
+        else:
+            if not stack:
+                raise HtmlParseError(f"Unexpected end tag at byte offset {offset(begin)}")
+            while at(i) not in _SPACE and at(i) != ">":
+                i += 1
+            end_name = html[begin + 2 : i]
+            while i < n and at(i) in _SPACE:
+                i += 1
+            if at(i) != ">":
+                raise HtmlParseError(f"Unclosed end tag at byte offset {offset(begin)}")
+            tag, argument, start, out_start = stack.pop()
+            if end_name and end_name != tag:
+                raise HtmlParseError(
+                    f"Unmatched end tag at byte offset {offset(begin)}, "
+                    f'expected "</{tag}>", found "</{end_name}>"'
+                )
+            if u16 > start:
+                entity = _entity(tag, argument, start, u16 - start, "".join(out[out_start:]))
+                last = entities[-1] if entities else None
+                if (
+                    tag == "pre"
+                    and last is not None
+                    and last["type"] == "code"
+                    and (last["offset"], last["length"]) == (start, u16 - start)
+                    and last.get("language")
+                ):
+                    entities[-1] = {**entity, "language": last["language"]}
+                elif entity is not None:
+                    entities.append(entity)
+        i += 1  # past the ">"
+    if stack:
+        raise HtmlParseError(f'Can\'t find end tag corresponding to start tag "{stack[-1][0]}"')
+    for entity in entities:
+        if entity["type"] == "code":
+            entity.pop("language", None)
+    entities.sort(key=lambda e: (e["offset"], -e["length"]))
+    return "".join(out), entities
+
+
+def _entity(tag: str, argument: str, start: int, length: int, inner: str) -> Json | None:
+    span: Json = {"offset": start, "length": length}
+    if tag == "a":
+        url = _link(argument or inner)
+        return None if url is None else {"type": "text_link", **span, "url": url}
+    if tag == "blockquote":
+        return {"type": "expandable_blockquote" if argument else "blockquote", **span}
+    if tag == "code" and argument:
+        return {"type": "code", **span, "language": argument}
+    return {"type": _ENTITY_TYPES[tag], **span}
+
+
+def format_text(
+    text: str, parse_mode: str | None, entities: Any, *, caption: bool = False
+) -> tuple[str, list[Json], str]:
+    """(plain text, entities, html) of a text or caption as Telegram stores it; raises ApiError."""
+    if parse_mode and parse_mode.upper() == "HTML":
+        try:
+            plain, parsed = parse_html(text)
+        except HtmlParseError as e:
+            raise ApiError(400, f"Bad Request: can't parse entities: {e}") from None
+        html = text
+    elif parse_mode:
+        raise ApiError(400, "Bad Request: this fake Telegram parses only parse_mode=HTML")
+    else:
+        plain, html = text, escape(text, quote=False)
+        parsed = [e for e in entities if isinstance(e, dict)] if isinstance(entities, list) else []
+    stripped = plain.strip(_TRIM)  # Telegram trims; entities move with the text
+    shift, total = _u16(plain[: len(plain) - len(plain.lstrip(_TRIM))]), _u16(stripped)
+    moved: list[Json] = []
+    for e in parsed:
+        start = max(int(e["offset"]) - shift, 0)
+        end = min(int(e["offset"]) + int(e["length"]) - shift, total)
+        if end > start:
+            moved.append({**e, "offset": start, "length": end - start})
+    if not caption and not stripped:
+        raise ApiError(400, "Bad Request: message text is empty")
+    if len(stripped) > (MAX_CAPTION if caption else MAX_TEXT):
+        raise ApiError(400, f"Bad Request: message {'caption ' if caption else ''}is too long")
+    return stripped, moved, html
+
+
+# --- what tests see ----------------------------------------------------------------------------
+
+
+class ApiError(Exception):
+    """A Bot API error answer: ``{"ok": false, "error_code": status, "description": ...}``."""
+
+    def __init__(self, status: int, description: str, retry_after: int | None = None) -> None:
+        super().__init__(description)
+        self.status, self.description, self.retry_after = status, description, retry_after
+
+    def body(self) -> Json:
+        body: Json = {"ok": False, "error_code": self.status, "description": self.description}
+        if self.retry_after is not None:
+            body["parameters"] = {"retry_after": self.retry_after}
+        return body
+
+
+class _Dropped(Exception):
+    """The server is down: close the connection without an answer."""
+
+
+@dataclass(frozen=True)
+class BotUser:
+    id: int
+    username: str
+    first_name: str
+
+    def to_json(self) -> Json:
+        return {
+            "id": self.id,
+            "is_bot": True,
+            "first_name": self.first_name,
+            "username": self.username,
+        }
+
+
+@dataclass(frozen=True)
+class Button:
+    text: str
+    callback_data: str | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Document:
+    file_id: str
+    file_unique_id: str
+    file_name: str
+    mime_type: str
+    file_size: int
+
+    def to_json(self) -> Json:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Message:
+    """A message as the people in the chat see it: ``text`` is the plain (parsed) text, or the
+    caption of a document; ``html`` is what the bot sent (escaped text when it sent no HTML)."""
+
+    chat_id: int
+    message_id: int
+    from_bot: bool
+    sender_id: int
+    text: str
+    html: str
+    date: int
+    buttons: list[list[Button]] = field(default_factory=list)
+    reply_to_message_id: int | None = None
+    edits: int = 0
+    edit_date: int | None = None
+    entities: list[Json] = field(default_factory=list)
+    document: Document | None = None
+    reply_markup: Json | None = field(default=None, repr=False)
+
+    @property
+    def button_texts(self) -> list[str]:
+        return [button.text for row in self.buttons for button in row]
+
+
+@dataclass(frozen=True)
+class CallbackAnswer:
+    """What the bot's answerCallbackQuery showed the person who pressed the button."""
+
+    text: str | None
+    show_alert: bool = False
+    url: str | None = None
+
+
+@dataclass
+class Call:
+    """One request to the Bot API; ``at`` is ``time.monotonic()`` on arrival, ``status`` the
+    HTTP status answered (503 = connection closed while down)."""
+
+    method: str
+    params: dict[str, Any]
+    at: float
+    status: int | None = None
+
+
+@dataclass
+class _Chat:
+    id: int
+    type: str
+    title: str | None = None
+    first_name: str | None = None
+    username: str | None = None
+    started: bool = False  # wrote to the bot at least once: the bot may write back
+    blocked: bool = False
+    messages: dict[int, Message] = field(default_factory=dict)
+    last_message_id: int = 0
+
+    def to_json(self) -> Json:
+        fields = {"title": self.title, "first_name": self.first_name, "username": self.username}
+        return {"id": self.id, "type": self.type} | {k: v for k, v in fields.items() if v}
+
+
+@dataclass(frozen=True)
+class _Fault:
+    method: str
+    status: int
+    retry_after: int | None
+    description: str | None
+
+
+class _Params:
+    """A request's parameters: form fields are strings, JSON bodies hold any values."""
+
+    def __init__(self, values: dict[str, Any], files: dict[str, tuple[str, bytes]]) -> None:
+        self.values, self.files = values, files
+
+    def get(self, key: str) -> Any:
+        value = self.values.get(key)
+        return None if value == "" else value
+
+    def text(self, key: str) -> str | None:
+        value = self.get(key)
+        return None if value is None else str(value)
+
+    def integer(self, key: str, default: int | None = None) -> int:
+        value = self.get(key)
+        if value is None:
+            if default is None:
+                raise ApiError(400, f'Bad Request: parameter "{key}" is required')
+            return default
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise ApiError(400, f'Bad Request: invalid parameter "{key}"') from None
+
+    def flag(self, key: str) -> bool:
+        return self.get(key) in (True, "true", "True", "1", 1)
+
+    def obj(self, key: str, what: str = "") -> Any:
+        value = self.get(key)
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except ValueError:
+                raise ApiError(400, f"Bad Request: can't parse {what or key} JSON object") from None
+        return value
+
+
+def _check_markup(markup: Any) -> tuple[Json | None, list[list[Button]]]:
+    """(markup to store, inline buttons) of a reply_markup; an empty keyboard is no keyboard."""
+    if markup is None:
+        return None, []
+    if not isinstance(markup, dict):
+        raise ApiError(400, "Bad Request: can't parse reply keyboard markup JSON object")
+    rows = markup.get("inline_keyboard")
+    if rows is None:  # a reply keyboard, ReplyKeyboardRemove or ForceReply: not inline buttons
+        return markup, []
+    if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
+        raise ApiError(400, 'Bad Request: field "inline_keyboard" must be an Array of Arrays')
+    buttons: list[list[Button]] = []
+    for row in rows:
+        out: list[Button] = []
+        for raw in row:
+            if not isinstance(raw, dict) or not isinstance(raw.get("text"), str):
+                raise ApiError(
+                    400,
+                    "Bad Request: can't parse inline keyboard button: "
+                    'Field "text" must be of type String',
+                )
+            if not any(key in raw for key in _BUTTON_ACTIONS):
+                raise ApiError(
+                    400,
+                    "Bad Request: can't parse inline keyboard button: "
+                    "Text buttons are unallowed in the inline keyboard",
+                )
+            data, url = raw.get("callback_data"), raw.get("url")
+            if data is not None and (
+                not isinstance(data, str) or not 1 <= len(data.encode()) <= MAX_CALLBACK_DATA
+            ):
+                raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+            if url is not None and not _button_url_ok(url):
+                raise ApiError(400, "Bad Request: BUTTON_URL_INVALID")
+            out.append(Button(raw["text"], data, url))
+        if out:
+            buttons.append(out)
+    return (markup, buttons) if buttons else (None, [])
+
+
+def _button_url_ok(url: Any) -> bool:
+    """http(s) with a dotted host (Telegram refuses ``http://localhost:8080``), or tg://."""
+    try:
+        parts = urlsplit(url) if isinstance(url, str) else None
+        host = parts.hostname if parts is not None else None
+    except ValueError:
+        return False
+    if parts is None:
+        return False
+    if parts.scheme in ("http", "https"):
+        return host is not None and "." in host
+    return parts.scheme == "tg" and bool(parts.netloc)
+
+
+async def _read_params(request: web.Request) -> tuple[dict[str, Any], dict[str, tuple[str, bytes]]]:
+    values: dict[str, Any] = dict(request.query)
+    files: dict[str, tuple[str, bytes]] = {}
+    if request.method != "POST" or not request.can_read_body:
+        return values, files
+    if request.content_type == "application/json":
+        body = await request.json()
+        if isinstance(body, dict):
+            values.update(body)
+        return values, files
+    for key, value in (await request.post()).items():
+        if isinstance(value, web.FileField):
+            files[key] = (value.filename, value.file.read())
+        else:
+            values[key] = value
+    return values, files
+
+
+# --- the server --------------------------------------------------------------------------------
+
+
+class FakeTelegram:
+    """The Bot API at ``base_url`` (127.0.0.1, a free port), for one bot ``token``."""
+
+    def __init__(
+        self, *, token: str = DEFAULT_TOKEN, bot_username: str = "jellybit_test_bot"
+    ) -> None:
+        self.token = token
+        self.bot_user = BotUser(int(token.split(":", 1)[0]), bot_username, "jellybit")
+        self.calls: list[Call] = []
+        self.webhook_url: str | None = None
+        self.webhook_secret: str | None = None
+        self.webhook_target: str | None = None  # where queued updates are POSTed when set
+        self.webhook_deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status)
+        self.commands: dict[str, list[Json]] = {}  # scope type -> setMyCommands list
+        self._chats: dict[int, _Chat] = {}
+        self._users: dict[int, FakeUser] = {}
+        self._updates: list[Json] = []
+        self._update_id = 100_000
+        self._allowed_updates: list[str] = []
+        self._changed = asyncio.Event()
+        self._poller = 0
+        self._queries: dict[str, asyncio.Future[CallbackAnswer]] = {}
+        self._files: dict[str, tuple[Document, str, bytes]] = {}  # file_id -> (doc, path, data)
+        self._faults: list[_Fault] = []
+        self._down = self._stopping = False
+        self._runner: web.AppRunner | None = None
+        self._port: int | None = None
+        self._client: aiohttp.ClientSession | None = None
+        self._pusher: asyncio.Task[None] | None = None
+        handlers: dict[str, Callable[[_Params], Awaitable[Any]]] = {
+            "getMe": self._get_me,
+            "getUpdates": self._get_updates,
+            "setWebhook": self._set_webhook,
+            "deleteWebhook": self._delete_webhook,
+            "getWebhookInfo": self._get_webhook_info,
+            "sendMessage": self._send_message,
+            "sendDocument": self._send_document,
+            "editMessageText": self._edit_message_text,
+            "editMessageReplyMarkup": self._edit_message_reply_markup,
+            "deleteMessage": self._delete_message,
+            "answerCallbackQuery": self._answer_callback_query,
+            "getFile": self._get_file,
+            "sendChatAction": self._send_chat_action,
+            "setMyCommands": self._set_my_commands,
+            "getMyCommands": self._get_my_commands,
+            "deleteMyCommands": self._delete_my_commands,
+            "close": self._true,
+            "logOut": self._true,
+        }
+        self._methods = {name.lower(): (name, fn) for name, fn in handlers.items()}
+        self._app = web.Application(client_max_size=51 * 1024 * 1024)
+        self._app.router.add_route("*", "/bot{token}/{method}", self._handle_api)
+        self._app.router.add_get("/file/bot{token}/{path:.+}", self._handle_file)
+
+    # lifecycle
+
+    async def start(self) -> None:
+        self._runner = web.AppRunner(self._app, access_log=None, shutdown_timeout=2.0)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        self._port = self._runner.addresses[0][1]
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self._notify()
+        if self._pusher is not None:
+            self._pusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._pusher
+        if self._client is not None:
+            await self._client.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    @property
+    def base_url(self) -> str:
+        assert self._port is not None, "FakeTelegram is not started"
+        return f"http://127.0.0.1:{self._port}"
+
+    # what tests drive
+
+    def user(
+        self,
+        user_id: int,
+        *,
+        first_name: str = "Test",
+        language_code: str = "ru",
+        username: str | None = None,
+    ) -> FakeUser:
+        """A person; their private chat with the bot has chat id == ``user_id``."""
+        chat = self._chats.setdefault(
+            user_id, _Chat(user_id, "private", first_name=first_name, username=username)
+        )
+        person = FakeUser(self, user_id, first_name, language_code, username, chat)
+        self._users[user_id] = person
+        return person
+
+    def group(self, user: FakeUser, chat_id: int, *, title: str = "Test group") -> FakeUser:
+        """``user`` writing in the group ``chat_id`` (a supergroup when it is -100…)."""
+        kind = "supergroup" if chat_id <= -1_000_000_000_000 else "group"
+        chat = self._chats.setdefault(chat_id, _Chat(chat_id, kind, title=title))
+        return FakeUser(self, user.id, user.first_name, user.language_code, user.username, chat)
+
+    def fail_next(
+        self,
+        method: str,
+        *,
+        retry_after: int | None = None,
+        status: int = 429,
+        times: int = 1,
+        description: str | None = None,
+    ) -> None:
+        """Answer the next ``times`` calls of ``method`` ("*" = any) with an error instead."""
+        if status == 429 and retry_after is None:
+            retry_after = 1
+        self._faults += [_Fault(method.lower(), status, retry_after, description)] * times
+
+    def set_down(self, down: bool = True) -> None:
+        """While down, every request (held long polls too) gets its connection closed."""
+        self._down = down
+        self._notify()
+
+    def calls_to(self, method: str) -> list[Call]:
+        return [call for call in self.calls if call.method.lower() == method.lower()]
+
+    @property
+    def pending_updates(self) -> list[Json]:
+        """Updates not yet acknowledged (getUpdates offset) nor delivered to a webhook."""
+        return copy.deepcopy(self._updates)
+
+    def file_data(self, file_id: str) -> bytes:
+        return self._files[file_id][2]
+
+    async def deliver_webhook(
+        self, url: str, update: Json, *, secret_token: str | None = None
+    ) -> int:
+        """POST ``update`` to ``url`` as Telegram does; a method in the answer is executed."""
+        headers = {"Content-Type": "application/json"}
+        if secret_token:
+            headers["X-Telegram-Bot-Api-Secret-Token"] = secret_token
+        if self._client is None:
+            self._client = aiohttp.ClientSession()
+        timeout = aiohttp.ClientTimeout(total=30)
+        async with self._client.post(
+            url, data=json.dumps(update), headers=headers, timeout=timeout
+        ) as resp:
+            if 200 <= resp.status < 300:
+                await self._webhook_reply(resp)
+            return resp.status
+
+    # the people's side
+
+    def _add_message(
+        self, chat: _Chat, *, sender_id: int, reply_to: int | None = None, **fields: Any
+    ) -> Message:
+        chat.last_message_id += 1
+        message = Message(
+            chat_id=chat.id,
+            message_id=chat.last_message_id,
+            from_bot=sender_id == self.bot_user.id,
+            sender_id=sender_id,
+            date=int(time.time()),
+            reply_to_message_id=reply_to,
+            **fields,
+        )
+        chat.messages[message.message_id] = message
+        return message
+
+    def _from_user(self, user: FakeUser, reply_to: Message | None, **fields: Any) -> Message:
+        user.chat.started = True
+        reply = None if reply_to is None else reply_to.message_id
+        message = self._add_message(user.chat, sender_id=user.id, reply_to=reply, **fields)
+        self._queue("message", self._message_json(user.chat, message))
+        return copy.deepcopy(message)
+
+    def _store_file(self, name: str, data: bytes, mime_type: str | None = None) -> Document:
+        if mime_type is None:
+            guessed = "application/x-bittorrent" if name.endswith(".torrent") else None
+            mime_type = guessed or mimetypes.guess_type(name)[0] or "application/octet-stream"
+        doc = Document(
+            file_id=f"BQACAgIAAxkBAAI{secrets.token_urlsafe(24)}",
+            file_unique_id=f"AgAD{secrets.token_urlsafe(9)}",
+            file_name=name,
+            mime_type=mime_type,
+            file_size=len(data),
+        )
+        suffix = name[name.rfind(".") :] if "." in name else ""
+        self._files[doc.file_id] = (doc, f"documents/file_{len(self._files)}{suffix}", data)
+        return doc
+
+    async def _press(
+        self, user: FakeUser, message: Message, button_text: str, timeout: float
+    ) -> CallbackAnswer:
+        current = user.chat.messages.get(message.message_id)
+        if current is None:
+            raise AssertionError(f"message #{message.message_id} is gone\n{user.render()}")
+        button = next((b for row in current.buttons for b in row if b.text == button_text), None)
+        if button is None:
+            raise AssertionError(
+                f"no button {button_text!r} on message #{current.message_id} "
+                f"(it has {current.button_texts})\n{user.render()}"
+            )
+        if button.callback_data is None:
+            raise AssertionError(f"{button_text!r} opens {button.url}: the bot hears nothing")
+        query_id = str(secrets.randbits(62))
+        answer: asyncio.Future[CallbackAnswer] = asyncio.get_running_loop().create_future()
+        self._queries[query_id] = answer
+        self._queue(
+            "callback_query",
+            {
+                "id": query_id,
+                "from": user.to_json(),
+                "chat_instance": str(abs(user.chat.id) * 31),
+                "message": self._message_json(user.chat, current),
+                "data": button.callback_data,
+            },
+        )
+        try:
+            return await asyncio.wait_for(answer, timeout)
+        except TimeoutError:
+            raise AssertionError(
+                f"the bot did not answer the press of {button_text!r} within {timeout}s\n"
+                f"{user.render()}"
+            ) from None
+        finally:
+            self._queries.pop(query_id, None)  # a late answer is "query is too old"
+
+    # updates
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def _queue(self, kind: str, payload: Json) -> None:
+        self._update_id += 1
+        self._updates.append({"update_id": self._update_id, kind: payload})
+        self._notify()
+        self._kick_pusher()
+
+    def _kick_pusher(self) -> None:
+        if (
+            self.webhook_url
+            and self.webhook_target
+            and (self._pusher is None or self._pusher.done())
+        ):
+            self._pusher = asyncio.get_running_loop().create_task(self._push_updates())
+
+    async def _push_updates(self) -> None:
+        while self.webhook_url and self.webhook_target and self._updates and not self._stopping:
+            update = self._updates[0]
+            try:
+                status = await self.deliver_webhook(
+                    self.webhook_target, update, secret_token=self.webhook_secret
+                )
+            except aiohttp.ClientError:
+                status = 0
+            self.webhook_deliveries.append((update["update_id"], status))
+            if 200 <= status < 300:
+                with contextlib.suppress(ValueError):
+                    self._updates.remove(update)
+            else:
+                await asyncio.sleep(0.2)  # Telegram retries later
+
+    async def _webhook_reply(self, resp: aiohttp.ClientResponse) -> None:
+        """Run a method given in a webhook answer (aiogram's ``handle_in_background=False``)."""
+        values: dict[str, Any] = {}
+        files: dict[str, tuple[str, bytes]] = {}
+        if resp.content_type == "application/json":
+            body = await resp.json()
+            values = body if isinstance(body, dict) else {}
+        elif resp.content_type == "multipart/form-data":
+            reader = aiohttp.MultipartReader.from_response(resp)
+            while (part := await reader.next()) is not None:
+                if isinstance(part, aiohttp.BodyPartReader) and part.name:
+                    if part.filename:
+                        files[part.name] = (part.filename, bytes(await part.read()))
+                    else:
+                        values[part.name] = await part.text()
+        method = values.pop("method", None)
+        if isinstance(method, str):
+            with contextlib.suppress(ApiError):  # nobody hears errors of a webhook answer
+                await self._execute(method, values, files)
+
+    # HTTP
+
+    async def _handle_api(self, request: web.Request) -> web.StreamResponse:
+        if self._down:
+            return self._drop(request)
+        values, files = await _read_params(request)
+        try:
+            result = await self._execute(
+                request.match_info["method"], values, files, token=request.match_info["token"]
+            )
+        except _Dropped:
+            return self._drop(request)
+        except ApiError as e:
+            return web.json_response(e.body(), status=e.status)
+        return web.json_response({"ok": True, "result": result})
+
+    async def _execute(
+        self,
+        name: str,
+        values: dict[str, Any],
+        files: dict[str, tuple[str, bytes]],
+        token: str | None = None,
+    ) -> Any:
+        known = self._methods.get(name.lower())
+        call = Call(known[0] if known else name, values, time.monotonic())
+        self.calls.append(call)
+        try:
+            if token is not None and token != self.token:
+                raise ApiError(401, "Unauthorized")
+            if known is None:
+                raise ApiError(404, "Not Found")
+            self._take_fault(call.method)
+            result = await known[1](_Params(values, files))
+        except _Dropped:
+            call.status = 503
+            raise
+        except ApiError as e:
+            call.status = e.status
+            raise
+        call.status = 200
+        return result
+
+    def _take_fault(self, method: str) -> None:
+        fault = next((f for f in self._faults if f.method in (method.lower(), "*")), None)
+        if fault is None:
+            return
+        self._faults.remove(fault)
+        if fault.status == 429:
+            description = fault.description or f"Too Many Requests: retry after {fault.retry_after}"
+        else:
+            description = fault.description or _STATUS_TEXT.get(fault.status, "Error")
+        raise ApiError(fault.status, description, fault.retry_after)
+
+    def _drop(self, request: web.Request) -> web.StreamResponse:
+        if request.transport is not None:
+            request.transport.close()
+        return web.Response(status=503)  # never reaches the client: its connection is closed
+
+    async def _handle_file(self, request: web.Request) -> web.StreamResponse:
+        if self._down:
+            return self._drop(request)
+        path = request.match_info["path"]
+        self.calls.append(Call("/file", {"file_path": path}, time.monotonic()))
+        found = next((data for _, p, data in self._files.values() if p == path), None)
+        if request.match_info["token"] != self.token:
+            self.calls[-1].status = 401
+            return web.json_response(ApiError(401, "Unauthorized").body(), status=401)
+        if found is None:
+            self.calls[-1].status = 404
+            return web.json_response(ApiError(404, "Not Found").body(), status=404)
+        self.calls[-1].status = 200
+        return web.Response(body=found, content_type="application/octet-stream")
+
+    # shared pieces of methods
+
+    def _chat_for(self, p: _Params) -> _Chat:
+        raw = p.get("chat_id")
+        if raw is None:
+            raise ApiError(400, "Bad Request: chat_id is empty")
+        try:
+            chat = self._chats.get(int(raw))
+        except (TypeError, ValueError):
+            chat = None  # @username: the fake knows no public chats
+        if chat is None or not chat.started:
+            raise ApiError(400, "Bad Request: chat not found")
+        if chat.blocked:
+            raise ApiError(403, "Forbidden: bot was blocked by the user")
+        return chat
+
+    def _message_for(self, chat: _Chat, p: _Params, missing: str) -> Message:
+        message = chat.messages.get(p.integer("message_id"))
+        if message is None:
+            raise ApiError(400, f"Bad Request: {missing}")
+        return message
+
+    def _editable(self, chat: _Chat, p: _Params) -> Message:
+        if p.get("inline_message_id") is not None:
+            raise ApiError(400, "Bad Request: this fake Telegram has no inline messages")
+        message = self._message_for(chat, p, "message to edit not found")
+        if not message.from_bot:
+            raise ApiError(400, "Bad Request: message can't be edited")
+        return message
+
+    def _reply_to(self, chat: _Chat, p: _Params) -> int | None:
+        params = p.obj("reply_parameters", "reply parameters")
+        target = (
+            params.get("message_id") if isinstance(params, dict) else p.get("reply_to_message_id")
+        )
+        if target is None:
+            return None
+        if int(target) in chat.messages:
+            return int(target)
+        lenient = isinstance(params, dict) and params.get("allow_sending_without_reply")
+        if lenient or p.flag("allow_sending_without_reply"):
+            return None
+        raise ApiError(400, "Bad Request: message to be replied not found")
+
+    def _message_json(self, chat: _Chat, message: Message, *, nested: bool = False) -> Json:
+        sender = self._users.get(message.sender_id)
+        data: Json = {
+            "message_id": message.message_id,
+            "from": self.bot_user.to_json()
+            if message.from_bot or sender is None
+            else sender.to_json(),
+            "chat": chat.to_json(),
+            "date": message.date,
+        }
+        kind = "caption" if message.document is not None else "text"
+        if message.document is not None:
+            data["document"] = message.document.to_json()
+        if message.text:
+            data[kind] = message.text
+        if message.entities:
+            data["caption_entities" if kind == "caption" else "entities"] = message.entities
+        if message.buttons and message.reply_markup is not None:
+            data["reply_markup"] = {"inline_keyboard": message.reply_markup["inline_keyboard"]}
+        if message.edit_date is not None:
+            data["edit_date"] = message.edit_date
+        replied = chat.messages.get(message.reply_to_message_id or 0)
+        if replied is not None and not nested:
+            data["reply_to_message"] = self._message_json(chat, replied, nested=True)
+        return data
+
+    # Bot API methods
+
+    async def _true(self, p: _Params) -> bool:
+        return True
+
+    async def _get_me(self, p: _Params) -> Json:
+        return self.bot_user.to_json() | {
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+            "can_connect_to_business": False,
+            "has_main_web_app": False,
+        }
+
+    async def _get_updates(self, p: _Params) -> list[Json]:
+        conflict = (
+            "Conflict: can't use getUpdates method while webhook is active; "
+            "use deleteWebhook to delete the webhook first"
+        )
+        if self.webhook_url:
+            raise ApiError(409, conflict)
+        offset, limit = p.integer("offset", 0), min(max(p.integer("limit", 100), 1), 100)
+        allowed = p.obj("allowed_updates", "allowed updates")
+        if isinstance(allowed, list):
+            self._allowed_updates = [str(kind) for kind in allowed]
+        if offset > 0:
+            self._updates = [u for u in self._updates if u["update_id"] >= offset]
+        elif offset < 0:
+            self._updates = self._updates[offset:]
+        self._poller += 1
+        me, loop = self._poller, asyncio.get_running_loop()
+        deadline = loop.time() + max(p.integer("timeout", 0), 0)
+        while True:
+            if self._down:
+                raise _Dropped
+            if me != self._poller:
+                raise ApiError(
+                    409,
+                    "Conflict: terminated by other getUpdates request; "
+                    "make sure that only one bot instance is running",
+                )
+            if self.webhook_url:
+                raise ApiError(409, "Conflict: terminated by setWebhook request")
+            ready = [u for u in self._updates if self._wanted(u)][:limit]
+            remaining = deadline - loop.time()
+            if ready or remaining <= 0 or self._stopping:
+                return copy.deepcopy(ready)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), remaining)
+
+    def _wanted(self, update: Json) -> bool:
+        kind = next(key for key in update if key != "update_id")
+        return not self._allowed_updates or kind in self._allowed_updates
+
+    async def _set_webhook(self, p: _Params) -> bool:
+        url = p.text("url")
+        if url is None:
+            return await self._delete_webhook(p)
+        parts = urlsplit(url)
+        if parts.scheme != "https" or not parts.hostname:
+            raise ApiError(
+                400, "Bad Request: bad webhook: An HTTPS URL must be provided for webhook"
+            )
+        if parts.port not in (None, 80, 88, 443, 8443):
+            raise ApiError(
+                400,
+                "Bad Request: bad webhook: Webhook can be set up only on ports 80, 88, 443 or 8443",
+            )
+        self.webhook_url, self.webhook_secret = url, p.text("secret_token")
+        allowed = p.obj("allowed_updates", "allowed updates")
+        if isinstance(allowed, list):
+            self._allowed_updates = [str(kind) for kind in allowed]
+        if p.flag("drop_pending_updates"):
+            self._updates.clear()
+        self._notify()  # a held getUpdates ends: "terminated by setWebhook request"
+        self._kick_pusher()
+        return True
+
+    async def _delete_webhook(self, p: _Params) -> bool:
+        self.webhook_url = self.webhook_secret = None
+        if p.flag("drop_pending_updates"):
+            self._updates.clear()
+        return True
+
+    async def _get_webhook_info(self, p: _Params) -> Json:
+        info: Json = {
+            "url": self.webhook_url or "",
+            "has_custom_certificate": False,
+            "pending_update_count": len(self._updates),
+        }
+        if self.webhook_url:
+            info |= {"max_connections": 40, "ip_address": "127.0.0.1"}
+            if self._allowed_updates:
+                info["allowed_updates"] = self._allowed_updates
+        return info  # like Telegram, never the secret token: see ``webhook_secret``
+
+    async def _send_message(self, p: _Params) -> Json:
+        chat = self._chat_for(p)
+        text, parsed, html = format_text(
+            p.text("text") or "", p.text("parse_mode"), p.obj("entities")
+        )
+        markup, buttons = _check_markup(p.obj("reply_markup", "reply keyboard markup"))
+        message = self._add_message(
+            chat,
+            sender_id=self.bot_user.id,
+            reply_to=self._reply_to(chat, p),
+            text=text,
+            html=html,
+            entities=parsed,
+            buttons=buttons,
+            reply_markup=markup,
+        )
+        return self._message_json(chat, message)
+
+    async def _send_document(self, p: _Params) -> Json:
+        chat = self._chat_for(p)
+        ref = p.text("document") or ""
+        if ref.startswith("attach://") and ref[len("attach://") :] in p.files:
+            doc = self._store_file(*p.files[ref[len("attach://") :]])
+        elif "document" in p.files:
+            doc = self._store_file(*p.files["document"])
+        elif ref in self._files:
+            doc = self._files[ref][0]
+        else:
+            raise ApiError(400, "Bad Request: wrong file identifier/HTTP URL specified")
+        caption = p.text("caption") or ""
+        text, parsed, html = format_text(
+            caption, p.text("parse_mode"), p.obj("caption_entities"), caption=True
+        )
+        markup, buttons = _check_markup(p.obj("reply_markup", "reply keyboard markup"))
+        message = self._add_message(
+            chat,
+            sender_id=self.bot_user.id,
+            reply_to=self._reply_to(chat, p),
+            text=text,
+            html=html,
+            entities=parsed,
+            buttons=buttons,
+            reply_markup=markup,
+            document=doc,
+        )
+        return self._message_json(chat, message)
+
+    async def _edit_message_text(self, p: _Params) -> Json:
+        chat = self._chat_for(p)
+        message = self._editable(chat, p)
+        if message.document is not None:
+            raise ApiError(400, "Bad Request: there is no text in the message to edit")
+        text, parsed, html = format_text(
+            p.text("text") or "", p.text("parse_mode"), p.obj("entities")
+        )
+        markup, buttons = _check_markup(p.obj("reply_markup", "reply keyboard markup"))
+        if (text, parsed, markup) == (message.text, message.entities, message.reply_markup):
+            raise ApiError(400, NOT_MODIFIED)
+        message.text, message.entities, message.html = text, parsed, html
+        return self._edited(chat, message, markup, buttons)
+
+    async def _edit_message_reply_markup(self, p: _Params) -> Json:
+        chat = self._chat_for(p)
+        message = self._editable(chat, p)
+        markup, buttons = _check_markup(p.obj("reply_markup", "reply keyboard markup"))
+        if markup == message.reply_markup:
+            raise ApiError(400, NOT_MODIFIED)
+        return self._edited(chat, message, markup, buttons)
+
+    def _edited(
+        self, chat: _Chat, message: Message, markup: Json | None, buttons: list[list[Button]]
+    ) -> Json:
+        message.reply_markup, message.buttons = markup, buttons
+        message.edits += 1
+        message.edit_date = int(time.time())
+        return self._message_json(chat, message)
+
+    async def _delete_message(self, p: _Params) -> bool:
+        chat = self._chat_for(p)
+        message = self._message_for(chat, p, "message to delete not found")
+        del chat.messages[message.message_id]
+        return True
+
+    async def _answer_callback_query(self, p: _Params) -> bool:
+        answer = self._queries.pop(p.text("callback_query_id") or "", None)
+        if answer is None or answer.done():
+            raise ApiError(400, QUERY_TOO_OLD)
+        text = p.text("text")
+        if text is not None and len(text) > 200:
+            raise ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
+        answer.set_result(CallbackAnswer(text, p.flag("show_alert"), p.text("url")))
+        return True
+
+    async def _get_file(self, p: _Params) -> Json:
+        stored = self._files.get(p.text("file_id") or "")
+        if stored is None:
+            raise ApiError(400, "Bad Request: invalid file_id")
+        doc, path, _ = stored
+        if doc.file_size > MAX_GETFILE_SIZE:
+            raise ApiError(400, "Bad Request: file is too big")
+        return {
+            "file_id": doc.file_id,
+            "file_unique_id": doc.file_unique_id,
+            "file_size": doc.file_size,
+            "file_path": path,
+        }
+
+    async def _send_chat_action(self, p: _Params) -> bool:
+        self._chat_for(p)
+        if p.text("action") not in CHAT_ACTIONS:
+            raise ApiError(400, "Bad Request: wrong parameter action in request")
+        return True
+
+    async def _set_my_commands(self, p: _Params) -> bool:
+        commands = p.obj("commands", "commands")
+        if not isinstance(commands, list):
+            raise ApiError(400, "Bad Request: can't parse commands JSON object")
+        for command in commands:
+            name = command.get("command") if isinstance(command, dict) else None
+            description = command.get("description") if isinstance(command, dict) else None
+            if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9_]{1,32}", name):
+                raise ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
+            if not isinstance(description, str) or not 1 <= len(description) <= 256:
+                raise ApiError(400, "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID")
+        self.commands[self._scope(p)] = commands
+        return True
+
+    async def _get_my_commands(self, p: _Params) -> list[Json]:
+        return self.commands.get(self._scope(p), [])
+
+    async def _delete_my_commands(self, p: _Params) -> bool:
+        self.commands.pop(self._scope(p), None)
+        return True
+
+    def _scope(self, p: _Params) -> str:
+        scope = p.obj("scope", "scope")
+        return str(scope.get("type", "default")) if isinstance(scope, dict) else "default"
+
+
+# --- the people --------------------------------------------------------------------------------
+
+
+class FakeUser:
+    """A person in one chat with the bot (their private chat, or a group: ``tg.group``)."""
+
+    def __init__(
+        self,
+        tg: FakeTelegram,
+        user_id: int,
+        first_name: str,
+        language_code: str,
+        username: str | None,
+        chat: _Chat,
+    ) -> None:
+        self.tg, self.id, self.chat = tg, user_id, chat
+        self.first_name, self.language_code, self.username = first_name, language_code, username
+
+    @property
+    def chat_id(self) -> int:
+        return self.chat.id
+
+    def to_json(self) -> Json:
+        data: Json = {
+            "id": self.id,
+            "is_bot": False,
+            "first_name": self.first_name,
+            "language_code": self.language_code,
+        }
+        return data | ({"username": self.username} if self.username else {})
+
+    async def send_text(self, text: str, *, reply_to: Message | None = None) -> Message:
+        if not 1 <= len(text) <= MAX_TEXT:
+            raise ValueError("a Telegram client sends 1-4096 characters")
+        command = re.match(r"/[A-Za-z0-9_]{1,32}(@[A-Za-z0-9_]+)?", text)
+        entities = (
+            [{"type": "bot_command", "offset": 0, "length": _u16(command.group())}]
+            if command
+            else []
+        )
+        return self.tg._from_user(
+            self, reply_to, text=text, html=escape(text, quote=False), entities=entities
+        )
+
+    async def send_document(
+        self,
+        filename: str,
+        data: bytes,
+        *,
+        caption: str | None = None,
+        mime_type: str | None = None,
+    ) -> Message:
+        doc = self.tg._store_file(filename, data, mime_type)
+        text = caption or ""
+        return self.tg._from_user(
+            self, None, text=text, html=escape(text, quote=False), document=doc
+        )
+
+    async def press(
+        self, message: Message, button_text: str, *, timeout: float = 10.0
+    ) -> CallbackAnswer:
+        """Press the inline button; returns the bot's answerCallbackQuery (AssertionError if none)."""
+        return await self.tg._press(self, message, button_text, timeout)
+
+    def block(self, blocked: bool = True) -> None:
+        """Block the bot: it gets 403 "Forbidden: bot was blocked by the user"."""
+        self.chat.blocked = blocked
+
+    def messages(self) -> list[Message]:
+        """The chat as it is now (copies): both sides, oldest first, deleted ones gone."""
+        return [copy.deepcopy(message) for message in self.chat.messages.values()]
+
+    def bot_messages(self) -> list[Message]:
+        return [message for message in self.messages() if message.from_bot]
+
+    def last_bot_message(self) -> Message:
+        found = self.bot_messages()
+        if not found:
+            raise AssertionError(f"the bot has not written here\n{self.render()}")
+        return found[-1]
+
+    async def wait_for(
+        self, predicate: Callable[[Message], bool], timeout: float = 10.0
+    ) -> Message:
+        """The first message of the chat satisfying ``predicate``, once there is one."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            for message in self.messages():
+                if predicate(message):
+                    return message
+            if asyncio.get_running_loop().time() >= deadline:
+                raise AssertionError(f"no message matched within {timeout}s\n{self.render()}")
+            await asyncio.sleep(POLL_INTERVAL)
+
+    def render(self) -> str:
+        """The chat as text, for failure messages."""
+        lines = [f"chat {self.chat.id} ({self.chat.type}):"]
+        for m in self.chat.messages.values():
+            who = "bot" if m.from_bot else f"user {m.sender_id}"
+            extra = f" [document {m.document.file_name}]" if m.document else ""
+            extra += f" (edited {m.edits}x)" if m.edits else ""
+            extra += f" {[[b.text for b in row] for row in m.buttons]}" if m.buttons else ""
+            lines.append(f"  #{m.message_id} {who}: {m.text!r}{extra}")
+        return "\n".join(lines)

@@ -1,0 +1,61 @@
+"""Every text in the code exists in Russian, with the same placeholders."""
+
+import string
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+
+from jellybit.i18n import I18n
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = ROOT / "jellybit" / "locales" / "ru" / "LC_MESSAGES" / "jellybit.po"
+KEYWORDS = {"tx": None, "plain": None, "ngettext": (1, 2)}
+
+
+def code_messages() -> set[str]:
+    found: set[str] = set()
+    for package in ("bot", "web", "worker", "jellybit"):
+        for _, _, message, _, _ in extract_from_dir(
+            ROOT / package, method_map=[("**.py", "python")], keywords=KEYWORDS
+        ):
+            found.update([message] if isinstance(message, str) else message)
+    return found
+
+
+def placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def russian() -> dict[str, str]:
+    with CATALOG.open("rb") as source:
+        catalog = read_po(source)
+    return {str(m.id): str(m.string) for m in catalog if m.id}
+
+
+def test_the_code_has_texts_to_translate() -> None:
+    assert len(code_messages()) > 40
+
+
+@pytest.mark.parametrize("message", sorted(code_messages()))
+def test_every_text_has_a_russian_translation(message: str) -> None:
+    translations = russian()
+    assert translations.get(message), f"no Russian for {message!r}"
+    assert placeholders(translations[message]) == placeholders(message)
+
+
+def test_language_follows_telegram_and_falls_back_to_the_default() -> None:
+    i18n = I18n("ru")
+    assert i18n.texts("en-US").plain("Open") == "Open"
+    assert i18n.texts("ru").plain("Open") == "Открыть"
+    assert i18n.texts("de").plain("Open") == "Открыть"
+    assert I18n("en").texts(None).plain("Open") == "Open"
+
+
+def test_values_are_html_escaped() -> None:
+    tx = I18n("en").texts("en")
+    assert (
+        tx("🎬 Done: {name}", name="<b>Tom & Jerry</b>")
+        == "🎬 Done: &lt;b&gt;Tom &amp; Jerry&lt;/b&gt;"
+    )
