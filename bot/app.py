@@ -1,8 +1,10 @@
 """Building the aiogram bot and dispatcher, and running it by polling or webhook."""
 
 import asyncio
+import functools
 import hashlib
 import hmac
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from aiogram import Bot, Dispatcher
@@ -10,6 +12,7 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import PRODUCTION, TelegramAPIServer
 from aiogram.enums import ParseMode
+from aiogram.exceptions import TelegramNetworkError, TelegramServerError
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from aiohttp import web
 
@@ -25,6 +28,7 @@ from jellybit.i18n import I18n
 from jellybit.logs import get_logger
 from store import Store
 from worker.engine import Engine
+from worker.pacing import sleep_until
 
 WEBHOOK_PATH = "/telegram/webhook"
 REQUEST_TIMEOUT = 30  # seconds; long polling adds its own wait on top
@@ -94,7 +98,7 @@ class TelegramFrontDoor:
         ]
         try:
             if self.settings.mode == "webhook":
-                await self._set_webhook(public_url, web_secret)
+                await self._set_webhook(public_url, web_secret, stop)
                 await stop.wait()
             else:
                 await self._poll(stop)
@@ -103,7 +107,9 @@ class TelegramFrontDoor:
             await self.bot.session.close()
 
     async def _poll(self, stop: asyncio.Event) -> None:
-        await send("delete_webhook", lambda: self.bot.delete_webhook(drop_pending_updates=False))
+        delete = functools.partial(self.bot.delete_webhook, drop_pending_updates=False)
+        if not await _until_done("delete_webhook", delete, stop):
+            return
         polling = asyncio.create_task(
             self.dispatcher.start_polling(self.bot, handle_signals=False, close_bot_session=False)
         )
@@ -111,10 +117,28 @@ class TelegramFrontDoor:
         await self.dispatcher.stop_polling()
         await asyncio.gather(polling, return_exceptions=True)
 
-    async def _set_webhook(self, public_url: str, web_secret: bytes) -> None:
+    async def _set_webhook(self, public_url: str, web_secret: bytes, stop: asyncio.Event) -> None:
         url = public_url.rstrip("/") + WEBHOOK_PATH
-        await send(
-            "set_webhook",
-            lambda: self.bot.set_webhook(url, secret_token=webhook_secret(web_secret)),
-        )
-        get_logger().info("telegram.webhook_set", url=url)
+        secret = webhook_secret(web_secret)
+        if await _until_done(
+            "set_webhook", lambda: self.bot.set_webhook(url, secret_token=secret), stop
+        ):
+            get_logger().info("telegram.webhook_set", url=url)
+
+
+async def _until_done(
+    operation: str, call: Callable[[], Awaitable[object]], stop: asyncio.Event
+) -> bool:
+    """Telegram may be unreachable at start: try again with backoff until it
+    answers (True) or jellybit stops (False). Logged once, not every try."""
+    failures = 0
+    while not stop.is_set():
+        try:
+            await send(operation, call)
+            return True
+        except (TelegramNetworkError, TelegramServerError) as error:
+            if failures == 0:
+                get_logger().warning("telegram.unavailable", operation=operation, reason=str(error))
+            failures += 1
+            await sleep_until(min(2.0 * failures, 30.0), stop)
+    return False

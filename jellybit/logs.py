@@ -46,6 +46,9 @@ def configure_logging(
     root = logging.getLogger()
     root.handlers = [_ToStructlog()]
     root.setLevel(logging.WARNING if level.lower() in {"info", "debug"} else level.upper())
+    # qbittorrent-api's HTTP pool warns on every refused retry; our own
+    # external.call record already says that qBittorrent is unreachable.
+    logging.getLogger("urllib3").setLevel(logging.ERROR)
 
 
 def get_logger(**ids: str) -> Logger:

@@ -14,6 +14,7 @@ from typing import IO
 import pytest
 
 from store.migrate import latest_version
+from tests.support.qbittorrent import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"
@@ -114,7 +115,15 @@ def test_check_prints_a_checklist(config: Path) -> None:
 
 
 def test_run_migrates_and_stops_cleanly_on_sigterm(config: Path) -> None:
-    config.write_text(config.read_text().replace("allowed_users = []", "allowed_users = [42]"))
+    """Telegram and qBittorrent unreachable (closed ports): it runs, and stops."""
+    closed, web_port = free_port(), free_port()
+    config.write_text(
+        config.read_text()
+        .replace("allowed_users = []", "allowed_users = [42]")
+        .replace('api_base = ""', f'api_base = "http://127.0.0.1:{closed}"')
+        .replace('url = "http://127.0.0.1:8080"', f'url = "http://127.0.0.1:{closed}"')
+        .replace('listen = "127.0.0.1:8090"', f'listen = "127.0.0.1:{web_port}"')
+    )
     process = subprocess.Popen(
         [sys.executable, "-m", "jellybit", "run", "--config", str(config)],
         cwd=config.parent,

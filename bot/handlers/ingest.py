@@ -29,13 +29,11 @@ def router() -> Router:
     return ingest
 
 
-async def on_text(
-    message: Message, tx: Texts, store: Store, engine: Engine, views: Views, bot: Bot
-) -> None:
+async def on_text(message: Message, tx: Texts, store: Store, engine: Engine, views: Views) -> None:
     text = message.text or ""
     magnets = find_magnets(text)
     if not magnets:
-        await _hint_or_help(message, tx, store, bot, text)
+        await _hint_or_help(message, tx, store, text)
         return
     hint = remaining_text(text)
     for uri in magnets:
@@ -93,10 +91,10 @@ async def _answer(
     await views.send_status(tx, chat, user, download, reply_to=message.message_id, text=initial)
 
 
-async def _hint_or_help(message: Message, tx: Texts, store: Store, bot: Bot, text: str) -> None:
+async def _hint_or_help(message: Message, tx: Texts, store: Store, text: str) -> None:
     """A reply to the bot's message about a download adds a hint to it."""
     replied = message.reply_to_message
-    if replied is not None and replied.from_user is not None and replied.from_user.id == bot.id:
+    if replied is not None:  # only the bot's own messages are remembered
         download_id = await store.telegram.download_of_message(message.chat.id, replied.message_id)
         hint = text.strip()
         if download_id is not None and hint:

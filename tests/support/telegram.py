@@ -17,6 +17,22 @@ which aiogram raises as ``TelegramRetryAfter``; a JSON 5xx becomes ``TelegramSer
 included: aiogram raises ``TelegramNetworkError`` ("ServerDisconnectedError: Server
 disconnected"), what an unreachable Telegram looks like (``bot.download`` is not wrapped by
 aiogram and raises aiohttp's ``ServerDisconnectedError`` itself).
+
+Webhook mode: ``setWebhook`` wants an https URL, as Telegram does; set ``tg.webhook_target`` to
+the local URL that stands for it and queued updates are POSTed there (with the secret token
+header); a method in the webhook's answer is executed. ``deliver_webhook`` POSTs one update.
+
+Deliberately not modelled: Markdown parse modes (refused with a message saying so),
+``tg-emoji`` (no custom emoji here: "Unsupported start tag"), inline mode, media other than
+documents, privacy mode in groups.
+
+    async with FakeTelegram() as tg:
+        bot = Bot(tg.token, session=AiohttpSession(api=TelegramAPIServer.from_base(tg.base_url)))
+        ann = tg.user(42)
+        await ann.send_text("/start")
+        ...  # run jellybit's dispatcher with ``bot``
+        menu = await ann.wait_for(lambda m: m.from_bot and "Pick" in m.text)
+        answer = await ann.press(menu, "Download")
 """
 
 from __future__ import annotations
@@ -54,14 +70,14 @@ NOT_MODIFIED = (
     "exactly the same as a current content and reply markup of the message"
 )
 QUERY_TOO_OLD = "Bad Request: query is too old and response timeout expired or query ID is invalid"
-CHAT_ACTIONS = frozenset(
-    "typing upload_photo record_video upload_video record_voice upload_voice upload_document "
-    "choose_sticker find_location record_video_note upload_video_note".split()
-)
+CHAT_ACTIONS = frozenset({
+    "typing", "upload_photo", "record_video", "upload_video", "record_voice", "upload_voice",
+    "upload_document", "choose_sticker", "find_location", "record_video_note", "upload_video_note",
+})  # fmt: skip
 _BUTTON_ACTIONS = (
-    "url callback_data web_app login_url switch_inline_query switch_inline_query_current_chat "
-    "switch_inline_query_chosen_chat copy_text callback_game pay".split()
-)
+    "url", "callback_data", "web_app", "login_url", "switch_inline_query", "copy_text",
+    "switch_inline_query_current_chat", "switch_inline_query_chosen_chat", "callback_game", "pay",
+)  # fmt: skip
 _STATUS_TEXT = {
     400: "Bad Request",
     401: "Unauthorized",
@@ -75,9 +91,10 @@ _STATUS_TEXT = {
 
 # --- HTML, as Telegram parses it --------------------------------------------------------------
 
-HTML_TAGS = frozenset(
-    "a b strong i em u ins s strike del code pre tg-spoiler span blockquote".split()
-)
+HTML_TAGS = frozenset({
+    "a", "b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "code", "pre", "tg-spoiler",
+    "span", "blockquote",
+})  # fmt: skip
 _ENTITY_TYPES = {
     **dict.fromkeys(("b", "strong"), "bold"),
     **dict.fromkeys(("i", "em"), "italic"),
@@ -192,7 +209,7 @@ def parse_html(html: str) -> tuple[str, list[Json]]:
                 if at(i) == ">":
                     break
                 name_begin = i
-                while at(i) not in _SPACE and at(i) != "=":
+                while at(i) not in _SPACE and at(i) not in "=>":
                     i += 1
                 name = html[name_begin:i]
                 where = f'the tag "{tag}" at byte offset {offset(begin)}'
@@ -271,7 +288,7 @@ def parse_html(html: str) -> tuple[str, list[Json]]:
                     and (last["offset"], last["length"]) == (start, u16 - start)
                     and last.get("language")
                 ):
-                    entities[-1] = {**entity, "language": last["language"]}
+                    entities[-1] = {**last, "type": "pre"}
                 elif entity is not None:
                     entities.append(entity)
         i += 1  # past the ">"
@@ -280,8 +297,8 @@ def parse_html(html: str) -> tuple[str, list[Json]]:
     for entity in entities:
         if entity["type"] == "code":
             entity.pop("language", None)
-    entities.sort(key=lambda e: (e["offset"], -e["length"]))
-    return "".join(out), entities
+    order = sorted(enumerate(entities), key=lambda p: (p[1]["offset"], -p[1]["length"], -p[0]))
+    return "".join(out), [entity for _, entity in order]  # outer first
 
 
 def _entity(tag: str, argument: str, start: int, length: int, inner: str) -> Json | None:
@@ -314,11 +331,11 @@ def format_text(
     stripped = plain.strip(_TRIM)  # Telegram trims; entities move with the text
     shift, total = _u16(plain[: len(plain) - len(plain.lstrip(_TRIM))]), _u16(stripped)
     moved: list[Json] = []
-    for e in parsed:
-        start = max(int(e["offset"]) - shift, 0)
-        end = min(int(e["offset"]) + int(e["length"]) - shift, total)
+    for item in parsed:
+        start = max(int(item["offset"]) - shift, 0)
+        end = min(int(item["offset"]) + int(item["length"]) - shift, total)
         if end > start:
-            moved.append({**e, "offset": start, "length": end - start})
+            moved.append({**item, "offset": start, "length": end - start})
     if not caption and not stripped:
         raise ApiError(400, "Bad Request: message text is empty")
     if len(stripped) > (MAX_CAPTION if caption else MAX_TEXT):
@@ -608,8 +625,6 @@ class FakeTelegram:
             "getFile": self._get_file,
             "sendChatAction": self._send_chat_action,
             "setMyCommands": self._set_my_commands,
-            "getMyCommands": self._get_my_commands,
-            "deleteMyCommands": self._delete_my_commands,
             "close": self._true,
             "logOut": self._true,
         }
@@ -767,7 +782,7 @@ class FakeTelegram:
         return doc
 
     async def _press(
-        self, user: FakeUser, message: Message, button_text: str, timeout: float
+        self, user: FakeUser, message: Message, button_text: str, within: float
     ) -> CallbackAnswer:
         current = user.chat.messages.get(message.message_id)
         if current is None:
@@ -794,10 +809,10 @@ class FakeTelegram:
             },
         )
         try:
-            return await asyncio.wait_for(answer, timeout)
+            return await asyncio.wait_for(answer, within)
         except TimeoutError:
             raise AssertionError(
-                f"the bot did not answer the press of {button_text!r} within {timeout}s\n"
+                f"the bot did not answer the press of {button_text!r} within {within}s\n"
                 f"{user.render()}"
             ) from None
         finally:
@@ -830,8 +845,8 @@ class FakeTelegram:
                 status = await self.deliver_webhook(
                     self.webhook_target, update, secret_token=self.webhook_secret
                 )
-            except aiohttp.ClientError:
-                status = 0
+            except (aiohttp.ClientError, TimeoutError):
+                status = 0  # no answer at all
             self.webhook_deliveries.append((update["update_id"], status))
             if 200 <= status < 300:
                 with contextlib.suppress(ValueError):
@@ -1099,25 +1114,9 @@ class FakeTelegram:
         return info  # like Telegram, never the secret token: see ``webhook_secret``
 
     async def _send_message(self, p: _Params) -> Json:
-        chat = self._chat_for(p)
-        text, parsed, html = format_text(
-            p.text("text") or "", p.text("parse_mode"), p.obj("entities")
-        )
-        markup, buttons = _check_markup(p.obj("reply_markup", "reply keyboard markup"))
-        message = self._add_message(
-            chat,
-            sender_id=self.bot_user.id,
-            reply_to=self._reply_to(chat, p),
-            text=text,
-            html=html,
-            entities=parsed,
-            buttons=buttons,
-            reply_markup=markup,
-        )
-        return self._message_json(chat, message)
+        return self._send(p, "text", "entities", None)
 
     async def _send_document(self, p: _Params) -> Json:
-        chat = self._chat_for(p)
         ref = p.text("document") or ""
         if ref.startswith("attach://") and ref[len("attach://") :] in p.files:
             doc = self._store_file(*p.files[ref[len("attach://") :]])
@@ -1127,22 +1126,18 @@ class FakeTelegram:
             doc = self._files[ref][0]
         else:
             raise ApiError(400, "Bad Request: wrong file identifier/HTTP URL specified")
-        caption = p.text("caption") or ""
+        return self._send(p, "caption", "caption_entities", doc)
+
+    def _send(self, p: _Params, key: str, entities: str, doc: Document | None) -> Json:
+        chat = self._chat_for(p)
         text, parsed, html = format_text(
-            caption, p.text("parse_mode"), p.obj("caption_entities"), caption=True
+            p.text(key) or "", p.text("parse_mode"), p.obj(entities), caption=doc is not None
         )
         markup, buttons = _check_markup(p.obj("reply_markup", "reply keyboard markup"))
         message = self._add_message(
-            chat,
-            sender_id=self.bot_user.id,
-            reply_to=self._reply_to(chat, p),
-            text=text,
-            html=html,
-            entities=parsed,
-            buttons=buttons,
-            reply_markup=markup,
-            document=doc,
-        )
+            chat, sender_id=self.bot_user.id, reply_to=self._reply_to(chat, p), text=text,
+            html=html, entities=parsed, buttons=buttons, reply_markup=markup, document=doc,
+        )  # fmt: skip
         return self._message_json(chat, message)
 
     async def _edit_message_text(self, p: _Params) -> Json:
@@ -1222,19 +1217,11 @@ class FakeTelegram:
                 raise ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
             if not isinstance(description, str) or not 1 <= len(description) <= 256:
                 raise ApiError(400, "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID")
-        self.commands[self._scope(p)] = commands
-        return True
-
-    async def _get_my_commands(self, p: _Params) -> list[Json]:
-        return self.commands.get(self._scope(p), [])
-
-    async def _delete_my_commands(self, p: _Params) -> bool:
-        self.commands.pop(self._scope(p), None)
-        return True
-
-    def _scope(self, p: _Params) -> str:
         scope = p.obj("scope", "scope")
-        return str(scope.get("type", "default")) if isinstance(scope, dict) else "default"
+        self.commands[scope.get("type", "default") if isinstance(scope, dict) else "default"] = (
+            commands
+        )
+        return True
 
 
 # --- the people --------------------------------------------------------------------------------
@@ -1296,9 +1283,13 @@ class FakeUser:
         )
 
     async def press(
-        self, message: Message, button_text: str, *, timeout: float = 10.0
+        self,
+        message: Message,
+        button_text: str,
+        *,
+        timeout: float = 10.0,  # noqa: ASYNC109
     ) -> CallbackAnswer:
-        """Press the inline button; returns the bot's answerCallbackQuery (AssertionError if none)."""
+        """Press an inline button and wait for the bot's answerCallbackQuery: what it showed."""
         return await self.tg._press(self, message, button_text, timeout)
 
     def block(self, blocked: bool = True) -> None:
@@ -1319,7 +1310,9 @@ class FakeUser:
         return found[-1]
 
     async def wait_for(
-        self, predicate: Callable[[Message], bool], timeout: float = 10.0
+        self,
+        predicate: Callable[[Message], bool],
+        timeout: float = 10.0,  # noqa: ASYNC109
     ) -> Message:
         """The first message of the chat satisfying ``predicate``, once there is one."""
         deadline = asyncio.get_running_loop().time() + timeout

@@ -1,0 +1,425 @@
+"""The bot end to end: the real aiogram dispatcher talking HTTP to a fake Telegram,
+with a real qbittorrent-nox (downloading from a seeder where a test needs it)."""
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+from bot.app import WEBHOOK_PATH, TelegramFrontDoor, webhook_secret
+from bot.links import Links
+from core.config import TelegramSettings
+from core.ids import new_id
+from core.links import verify_user_token
+from core.models import Download, NewDownload, SnapshotChange, Transition
+from core.states import State
+from jellybit.i18n import I18n
+from store import Store
+from store.migrate import migrate
+from store.outbox import enqueue
+from tests.integration.conftest import settings_for
+from tests.integration.test_downloads import new_torrent
+from tests.support.qbittorrent import QbtInstance, free_port
+from tests.support.telegram import Button, FakeTelegram, FakeUser, Message
+from tests.support.torrents import magnet_for
+from tests.support.torrents import seeder_peer as peer_of
+from web.app import build_web_app
+from worker.engine import Engine
+
+ALICE = 111_111_111
+STRANGER = 999_999_999
+SECRET = b"test-secret"
+PUBLIC_URL = "http://127.0.0.1:8090"
+
+
+@dataclass
+class Chat:
+    tg: FakeTelegram
+    store: Store
+    engine: Engine
+    alice: FakeUser
+    path: Path
+
+
+class Running:
+    """jellybit's store, worker and bot on one database; stoppable and restartable."""
+
+    def __init__(
+        self, tg: FakeTelegram, qbt: QbtInstance, path: Path, mode: str = "polling"
+    ) -> None:
+        self.tg, self.qbt, self.path, self.mode = tg, qbt, path, mode
+        self.stop = asyncio.Event()
+        self.tasks: list[asyncio.Task[None]] = []
+        self.runner: web.AppRunner | None = None
+
+    async def start(self) -> Store:
+        self.stop = asyncio.Event()
+        store = await Store.open(self.path)
+        engine = Engine.build(store, settings_for(self.qbt), full_resync_every=1.0)
+        settings = TelegramSettings(
+            token=self.tg.token,
+            allowed_users=(ALICE,),
+            api_base=self.tg.base_url,
+            mode="webhook" if self.mode == "webhook" else "polling",
+        )
+        public_url = "https://jellybit.example.org" if self.mode == "webhook" else PUBLIC_URL
+        door = TelegramFrontDoor.build(
+            settings, store, engine, I18n("ru"), Links(public_url, SECRET)
+        )
+        if self.mode == "webhook":
+            app = build_web_app()
+            door.mount_webhook(app, SECRET)
+            self.runner = web.AppRunner(app)
+            await self.runner.setup()
+            port = free_port()
+            await web.TCPSite(self.runner, "127.0.0.1", port).start()
+            self.tg.webhook_target = f"http://127.0.0.1:{port}{WEBHOOK_PATH}"
+        self.tasks = [
+            asyncio.create_task(engine.run(self.stop)),
+            asyncio.create_task(door.run(self.stop, public_url=public_url, web_secret=SECRET)),
+        ]
+        self.store, self.engine = store, engine
+        return store
+
+    async def halt(self) -> None:
+        self.stop.set()
+        await asyncio.wait_for(asyncio.gather(*self.tasks), timeout=15)
+        if self.runner is not None:
+            await self.runner.cleanup()
+        await self.store.close()
+
+
+@pytest.fixture
+async def tg() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def running(tg: FakeTelegram, qbt: QbtInstance, tmp_path: Path) -> AsyncIterator[Running]:
+    path = tmp_path / "jellybit.db"
+    migrate(path)
+    run = Running(tg, qbt, path)
+    await run.start()
+    yield run
+    await run.halt()
+
+
+@pytest.fixture
+def alice(tg: FakeTelegram) -> FakeUser:
+    return tg.user(ALICE, language_code="en")
+
+
+def reply_to(sent: Message) -> Callable[[Message], bool]:
+    return lambda m: m.from_bot and m.reply_to_message_id == sent.message_id
+
+
+def after(sent: Message) -> Callable[[Message], bool]:
+    return lambda m: m.from_bot and m.message_id > sent.message_id
+
+
+def dead_magnet(name: str = "Some.Movie.2021") -> str:
+    return f"magnet:?xt=urn:btih:{secrets.token_hex(20)}&dn={name}&x.pe=127.0.0.1:1"
+
+
+async def test_magnet_to_completion_in_the_chat(
+    running: Running, alice: FakeUser, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "hybrid", up_limit=1024 * 1024)
+    sent = await alice.send_text(magnet_for(made, peer=peer_of(seeder)) + "\nthis is Dune 2021")
+
+    reply = await alice.wait_for(reply_to(sent))
+    (download,) = await running.store.downloads.list_downloads()
+    assert made.name in reply.text
+    assert reply.button_texts == ["Open", "Cancel"]
+    url = reply.buttons[0][0].url or ""
+    assert url.startswith(f"{PUBLIC_URL}/download/{download.id}?t=")
+    assert verify_user_token(SECRET, url.split("?t=")[1], now=0) == ALICE
+    assert await running.store.telegram.hints(download.id) == ["this is Dune 2021"]
+
+    notification = await alice.wait_for(
+        lambda m: m.from_bot and m.text.startswith("🤔 Downloaded"), timeout=30
+    )
+    assert made.name in notification.text
+    assert notification.button_texts == ["Open", "Pick", "Cancel"]
+    status = await alice.wait_for(
+        lambda m: m.message_id == reply.message_id and "Waiting for you to pick" in m.text
+    )
+    assert status.edits >= 1
+
+
+async def test_two_magnets_in_one_message_then_a_duplicate(
+    running: Running, alice: FakeUser
+) -> None:
+    first, second = dead_magnet("First"), dead_magnet("Second")
+    sent = await alice.send_text(f"{first}\n{second}")
+    await alice.wait_for(lambda _: len([m for m in alice.bot_messages() if reply_to(sent)(m)]) == 2)
+    assert len(await running.store.downloads.list_downloads()) == 2
+
+    again = await alice.send_text(first)
+    duplicate = await alice.wait_for(reply_to(again))
+    assert duplicate.text.startswith("↩️ Already here: First")
+    assert len(await running.store.downloads.list_downloads()) == 2
+
+
+async def test_torrent_document_is_ingested_with_its_caption_as_hint(
+    running: Running, alice: FakeUser, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = new_torrent(tmp_path, seeder, "v2")
+    sent = await alice.send_document("movie.torrent", made.data, caption="Dune 2021")
+    reply = await alice.wait_for(reply_to(sent))
+    assert made.name in reply.text
+    (download,) = await running.store.downloads.list_downloads()
+    assert await running.store.tracking.torrent_file(download.id) == made.data
+    assert await running.store.telegram.hints(download.id) == ["Dune 2021"]
+
+
+async def test_a_reply_to_the_bot_adds_a_hint(running: Running, alice: FakeUser) -> None:
+    sent = await alice.send_text(dead_magnet())
+    status = await alice.wait_for(reply_to(sent))
+    hint = await alice.send_text("это Дюна 2021", reply_to=status)
+    answer = await alice.wait_for(reply_to(hint))
+    assert answer.text.startswith("📝 Hint for Some.Movie.2021: это Дюна 2021")
+    (download,) = await running.store.downloads.list_downloads()
+    assert await running.store.telegram.hints(download.id) == ["это Дюна 2021"]
+
+
+async def test_garbage_gets_the_reason_and_plain_text_gets_help(
+    running: Running, alice: FakeUser
+) -> None:
+    bad = await alice.send_text("magnet:?xt=urn:btih:1234")
+    answer = await alice.wait_for(reply_to(bad))
+    assert "infohash must be 40 hex or 32 base32 characters" in answer.text
+    plain = await alice.send_text("hello")
+    assert "did not find a magnet link" in (await alice.wait_for(reply_to(plain))).text
+    assert await running.store.downloads.list_downloads() == []
+
+
+async def test_russian_speaker_reads_russian(running: Running, tg: FakeTelegram) -> None:
+    tg.user(ALICE, language_code="ru")
+    sent = await tg.user(ALICE, language_code="ru").send_text("привет")
+    answer = await tg.user(ALICE, language_code="ru").wait_for(reply_to(sent))
+    assert "Не нашёл здесь magnet-ссылки" in answer.text
+
+
+async def test_a_stranger_is_refused_and_nothing_is_stored(
+    running: Running, tg: FakeTelegram
+) -> None:
+    stranger = tg.user(STRANGER, language_code="en")
+    await stranger.send_text(dead_magnet())
+    refusal = await stranger.wait_for(lambda m: m.from_bot)
+    assert str(STRANGER) in refusal.text
+    assert "private bot" in refusal.text
+    await asyncio.sleep(0.5)
+    assert len(stranger.bot_messages()) == 1
+    assert await running.store.downloads.list_downloads() == []
+
+
+async def test_html_in_a_torrent_name_is_shown_literally(running: Running, alice: FakeUser) -> None:
+    sent = await alice.send_text(dead_magnet("Some%20%3Cb%3EMovie%3C%2Fb%3E%20%26%20more"))
+    reply = await alice.wait_for(reply_to(sent))
+    assert "Some <b>Movie</b> & more" in reply.text
+
+
+async def test_status_and_list_commands(running: Running, alice: FakeUser) -> None:
+    sent = await alice.send_text(dead_magnet("Listed.Movie"))
+    await alice.wait_for(reply_to(sent))
+    (download,) = await running.store.downloads.list_downloads()
+
+    status = await alice.send_text(f"/status {download.id.upper()}")
+    shown = await alice.wait_for(after(status))
+    assert "Listed.Movie" in shown.text
+    garbage = await alice.send_text("/status abc!!!")
+    assert (
+        "No download with this id"
+        in (await alice.wait_for(lambda m: m.from_bot and m.message_id > garbage.message_id)).text
+    )
+    listing = await alice.send_text("/list")
+    listed = await alice.wait_for(after(listing))
+    assert "Listed.Movie" in listed.text
+    assert listed.buttons[0][0].url is not None
+
+
+async def put_buttons(user: FakeUser, message: Message, *buttons: Button) -> None:
+    """Make a bot message carry other buttons: as if an older jellybit had sent it."""
+    user.chat.messages[message.message_id].buttons = [list(buttons)]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "retry:17",  # a legacy numeric id
+        "j1:retry:{unknown}",  # a valid id that no download has
+        "j1:retry",  # malformed
+        "j1:retry:abc!!!",  # garbage id
+        "j1:explode:{own}",  # an action this version does not know
+        "j1:relink:{own}",  # an action that does not fit the state
+    ],
+)
+async def test_stale_buttons_are_answered_outdated_and_the_message_refreshed(
+    running: Running, alice: FakeUser, data: str
+) -> None:
+    sent = await alice.send_text(dead_magnet("Stale.Button"))
+    status = await alice.wait_for(reply_to(sent))
+    (download,) = await running.store.downloads.list_downloads()
+    await put_buttons(
+        alice, status, Button("Old", callback_data=data.format(unknown=new_id(), own=download.id))
+    )
+
+    answer = await alice.press(status, "Old")
+
+    assert answer.text == "This button is outdated — here is the current state."
+    refreshed = await alice.wait_for(
+        lambda m: m.message_id == status.message_id and "Old" not in m.button_texts
+    )
+    assert "Stale.Button" in refreshed.text
+
+
+async def test_retry_refused_by_the_guard_names_the_owner(
+    running: Running, alice: FakeUser
+) -> None:
+    await say_hello(alice)
+    store = running.store
+    infohash = secrets.token_hex(20)
+    new = NewDownload(name="Old.Try", source="telegram", source_ref=dead_magnet(), chat_id=ALICE)
+    old = (await store.downloads.create_download_if_no_active(new, [infohash])).download
+    await store.downloads.set_state(old.id, State.FAILED, reason="add rejected")
+    owner = (await store.downloads.create_download_if_no_active(new, [infohash])).download
+    await running_send_status(running, old)
+    message = await alice.wait_for(lambda m: m.from_bot and "Retry" in m.button_texts)
+
+    answer = await alice.press(message, "Retry")
+
+    assert answer.text is not None
+    assert owner.id in answer.text
+    assert (await store.downloads.get_download(old.id)).state == State.FAILED
+
+
+async def running_send_status(running: Running, download: Download) -> None:
+    """The bot's message about a failed download, as the outbox sends it."""
+    async with running.store.db.write() as conn:
+        await enqueue(conn, download.id, "failed", {"reason": "add rejected"})
+
+
+async def say_hello(user: FakeUser) -> None:
+    """A chat exists once its person has written to the bot (Telegram: "chat not found")."""
+    sent = await user.send_text("/start")
+    await user.wait_for(after(sent))
+
+
+async def announce(store: Store, download: Download) -> None:
+    """A background change (accepted -> failed) that the outbox announces in the chat."""
+    move = Transition(State.ACCEPTED, State.FAILED, "no seeds")
+    assert await store.tracking.apply_changes([SnapshotChange(download.id, {}, move)])
+
+
+async def test_429_is_waited_out_and_resent(
+    running: Running, alice: FakeUser, tg: FakeTelegram
+) -> None:
+    tg.fail_next("sendMessage", retry_after=1)
+    sent = await alice.send_text(dead_magnet())
+    await alice.wait_for(reply_to(sent), timeout=15)
+    calls = tg.calls_to("sendMessage")
+    assert [c.status for c in calls[-2:]] == [429, 200]
+    assert calls[-1].at - calls[-2].at >= 1.0
+
+    tg.fail_next("editMessageText", retry_after=1)
+    (download,) = await running.store.downloads.list_downloads()
+    await running.store.downloads.set_state(download.id, State.STUCK, reason="no seeds")
+    edited = await alice.wait_for(lambda m: m.from_bot and "Stuck: no seeds" in m.text, timeout=15)
+    assert edited.edits >= 1
+    assert 429 in [c.status for c in tg.calls_to("editMessageText")]
+
+
+async def waiting_downloads(store: Store, count: int) -> list[Download]:
+    """Accepted downloads the poller leaves alone (their next add is far away)."""
+    made = []
+    for n in range(count):
+        new = NewDownload(name=f"Waiting.{n}", source="telegram", source_ref="", chat_id=ALICE)
+        download = (
+            await store.downloads.create_download_if_no_active(new, [secrets.token_hex(20)])
+        ).download
+        await store.tracking.record_add_attempt(download.id, next_add_at="2999-01-01T00:00:00Z")
+        made.append(download)
+    return made
+
+
+def sent_texts(tg: FakeTelegram, prefix: str) -> list[str]:
+    return [
+        str(c.params.get("text"))
+        for c in tg.calls_to("sendMessage")
+        if c.status == 200 and str(c.params.get("text", "")).startswith(prefix)
+    ]
+
+
+async def test_outbox_delivers_everything_once_after_telegram_was_down(
+    running: Running, alice: FakeUser, tg: FakeTelegram
+) -> None:
+    await say_hello(alice)
+    downloads = await waiting_downloads(running.store, 3)
+    tg.set_down(True)
+    for download in downloads:
+        await announce(running.store, download)
+    await asyncio.sleep(2)
+    tg.set_down(False)
+    await alice.wait_for(lambda _: len(sent_texts(tg, "❌ Failed")) == 3, timeout=30)
+    await asyncio.sleep(1.5)
+    assert sorted(sent_texts(tg, "❌ Failed")) == sorted(
+        f"❌ Failed: {d.name}\nReason: no seeds" for d in downloads
+    )
+
+
+async def test_a_restart_between_creation_and_sending_delivers_once(
+    running: Running, alice: FakeUser, tg: FakeTelegram
+) -> None:
+    await say_hello(alice)
+    (download,) = await waiting_downloads(running.store, 1)
+    await running.halt()
+    store = await Store.open(running.path)
+    await announce(store, download)  # queued while jellybit is down
+    await store.close()
+    await running.start()
+    await alice.wait_for(lambda _: len(sent_texts(tg, "❌ Failed")) == 1, timeout=15)
+    await asyncio.sleep(1.5)
+    assert len(sent_texts(tg, "❌ Failed")) == 1
+
+
+async def test_webhook_mode_receives_updates_and_checks_the_secret(
+    tg: FakeTelegram, qbt: QbtInstance, tmp_path: Path, alice: FakeUser
+) -> None:
+    path = tmp_path / "jellybit.db"
+    migrate(path)
+    run = Running(tg, qbt, path, mode="webhook")
+    await run.start()
+    try:
+        await _until(lambda: tg.webhook_url is not None)
+        assert tg.webhook_url == f"https://jellybit.example.org{WEBHOOK_PATH}"
+        assert tg.webhook_secret == webhook_secret(SECRET)
+        sent = await alice.send_text("/help")
+        assert "magnet" in (await alice.wait_for(after(sent))).text
+        update = {
+            "update_id": 10**6,
+            "message": {
+                "message_id": 1,
+                "date": 0,
+                "chat": {"id": ALICE, "type": "private"},
+                "text": "/help",
+            },
+        }
+        assert tg.webhook_target is not None
+        status = await tg.deliver_webhook(tg.webhook_target, update, secret_token="wrong")
+        assert status in (401, 403)
+    finally:
+        await run.halt()
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    for _ in range(200):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("not within 10 s")
