@@ -13,6 +13,14 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import PRODUCTION, TelegramAPIServer
 from aiogram.enums import ParseMode
 from aiogram.exceptions import TelegramNetworkError, TelegramServerError
+from aiogram.methods import AnswerCallbackQuery, EditMessageText, GetUpdates, SendMessage
+from aiogram.types import (
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    ReplyParameters,
+    Update,
+)
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from aiohttp import web
 
@@ -92,6 +100,7 @@ class TelegramFrontDoor:
 
     async def run(self, stop: asyncio.Event, *, public_url: str, web_secret: bytes) -> None:
         """Receive updates (polling or webhook) and run the status and outbox loops."""
+        warm_up_models()
         loops = [
             asyncio.create_task(self.status.run(stop), name="telegram-status"),
             asyncio.create_task(self.notifier.run(stop), name="telegram-outbox"),
@@ -124,6 +133,51 @@ class TelegramFrontDoor:
             "set_webhook", lambda: self.bot.set_webhook(url, secret_token=secret), stop
         ):
             get_logger().info("telegram.webhook_set", url=url)
+
+
+def warm_up_models() -> None:
+    """aiogram's pydantic models finish building on first use, ~25 ms each: do it
+    now, at start, not while the loop serves the first edit or button press."""
+    markup = InlineKeyboardMarkup(
+        inline_keyboard=[[InlineKeyboardButton(text="x", url="https://x.org", callback_data=None)]]
+    )
+    SendMessage(chat_id=1, text="x", reply_markup=markup, reply_to_message_id=1)
+    SendMessage(
+        chat_id=1,
+        text="x",
+        reply_parameters=ReplyParameters(message_id=1),
+        link_preview_options=LinkPreviewOptions(is_disabled=True),
+    )
+    EditMessageText(chat_id=1, message_id=1, text="x", reply_markup=markup)
+    AnswerCallbackQuery(callback_query_id="x", text="x", show_alert=False)
+    GetUpdates(offset=1, timeout=1)
+    chat = {"id": 1, "type": "private"}
+    message = {
+        "message_id": 1,
+        "date": 0,
+        "chat": chat,
+        "text": "x",
+        "from": {"id": 1, "is_bot": False, "first_name": "x"},
+    }
+    Update.model_validate({"update_id": 1, "message": {**message, "reply_to_message": message}})
+    Update.model_validate(
+        {
+            "update_id": 2,
+            "callback_query": {
+                "id": "1",
+                "from": message["from"],
+                "chat_instance": "1",
+                "data": "x",
+                "message": message,
+            },
+        }
+    )
+    Update.model_validate(
+        {
+            "update_id": 3,
+            "message": {**message, "document": {"file_id": "1", "file_unique_id": "1"}},
+        }
+    )
 
 
 async def _until_done(

@@ -22,6 +22,15 @@ UPLOAD_STATES = frozenset(
     {"uploading", "stalledUP", "pausedUP", "stoppedUP", "queuedUP", "checkingUP", "forcedUP"}
 )
 ERROR_STATES = frozenset({"error", "missingFiles"})
+# Fields jellybit reads. qBittorrent reports many more that change on every
+# refresh (time_active, last_activity, peers…); a torrent whose update carries
+# none of these is merged but not followed up: a tick costs what matters.
+FOLLOWED_FIELDS = frozenset(
+    {
+        "name", "size", "progress", "dlspeed", "eta", "save_path", "content_path", "state",
+        "infohash_v1", "infohash_v2", "category", "added_on",
+    }
+)  # fmt: skip
 
 
 def hashes_of(torrent: Mapping[str, Any]) -> tuple[str, ...]:
@@ -50,7 +59,8 @@ def is_broken(torrent: Mapping[str, Any]) -> bool:
 
 @dataclass
 class SyncResult:
-    """What one ``sync/maindata`` answer changed: torrent ids."""
+    """What one ``sync/maindata`` answer changed: torrent ids (``changed``: new
+    torrents, and torrents with a changed field of ``FOLLOWED_FIELDS``)."""
 
     full: bool
     changed: set[str] = field(default_factory=set)
@@ -82,8 +92,10 @@ class LiveMap:
             if self._drop(torrent_id):
                 result.removed.add(torrent_id)
         for torrent_id, fields in (answer.get("torrents") or {}).items():
+            known = torrent_id in self.torrents
             self._merge(torrent_id, fields)
-            result.changed.add(torrent_id)
+            if not known or not FOLLOWED_FIELDS.isdisjoint(fields):
+                result.changed.add(torrent_id)
         result.removed -= result.changed
         self.rid = int(answer.get("rid", self.rid))
         return result

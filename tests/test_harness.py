@@ -27,6 +27,7 @@ from tests.support.torrents import (
     magnet_for,
     make_content,
     make_torrent,
+    peer_handshake,
     seed,
     seeder_peer,
     wait_complete,
@@ -121,6 +122,17 @@ def test_isolated_config(seeder: QbtInstance, qbt: QbtInstance) -> None:
     assert seeder.pid is not None
     assert pid_listens_on(qbt.pid, qbt.webui_port)
     assert not pid_listens_on(seeder.pid, qbt.webui_port)
+
+
+def test_seeder_serves_only_its_torrents(seeder: QbtInstance, tmp_path: Path) -> None:
+    t = make_torrent(make_content(tmp_path, "Served.bin", 64 * 1024, seed=4), "hybrid")
+    assert t.v1 is not None
+    assert t.v2 is not None
+    assert not peer_handshake(seeder.torrent_port, t.v1)
+    seed(seeder, t, skip_checking=False)
+    # One IP per probe: the seeder refuses a second connection from an IP to a torrent.
+    assert peer_handshake(seeder.torrent_port, t.v1, source="127.0.0.3")
+    assert peer_handshake(seeder.torrent_port, t.v2, source="127.0.0.4")
 
 
 def test_wrong_password_is_rejected(qbt: QbtInstance) -> None:

@@ -45,6 +45,15 @@ def test_partial_updates_merge_and_full_updates_replace() -> None:
     assert live.torrents == {}
 
 
+def test_updates_of_fields_jellybit_does_not_read_are_merged_but_not_followed() -> None:
+    live = LiveMap()
+    live.apply({"rid": 1, "full_update": True, "torrents": {V1: {"progress": 0.1}}})
+    quiet = live.apply({"rid": 2, "torrents": {V1: {"time_active": 12, "last_activity": 5}}})
+    assert quiet.changed == set()
+    assert live.torrents[V1]["time_active"] == 12
+    assert live.apply({"rid": 3, "torrents": {V1: {"dlspeed": 7}}}).changed == {V1}
+
+
 def test_a_hybrid_changing_its_torrent_id_stays_findable_by_every_hash() -> None:
     live = LiveMap()
     live.apply({"rid": 1, "full_update": True, "torrents": {V1: {"infohash_v1": V1}}})

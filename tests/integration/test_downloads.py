@@ -29,12 +29,16 @@ _names = itertools.count()
 
 
 def new_torrent(
-    tmp_path: Path, seeder: QbtInstance, kind: Literal["v1", "v2", "hybrid"], **seed_args: int
+    tmp_path: Path,
+    seeder: QbtInstance,
+    kind: Literal["v1", "v2", "hybrid"],
+    *,
+    up_limit: int | None = None,
 ) -> MadeTorrent:
     n = next(_names)
     content = make_content(tmp_path / f"src{n}", f"Movie.{n}.2021.1080p.mkv", 2 * MiB, seed=n)
     made = make_torrent(content, kind)
-    seed(seeder, made, **seed_args)
+    seed(seeder, made, up_limit=up_limit)
     return made
 
 

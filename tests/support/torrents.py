@@ -4,6 +4,8 @@ magnets with a peer hint, and a seeder that serves them over loopback."""
 from __future__ import annotations
 
 import random
+import secrets
+import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -152,6 +154,13 @@ def is_complete(info: qbittorrentapi.TorrentDictionary) -> bool:
     return info.get("progress") == 1 and info.get("state") in UPLOAD_STATES
 
 
+class TorrentFailed(RuntimeError):
+    """The torrent reached a state it will not leave by itself (``error``, ``missingFiles``)."""
+
+
+FAILED_STATES = frozenset({"error", "missingFiles"})
+
+
 def wait_for(
     client: qbittorrentapi.Client,
     t: MadeTorrent,
@@ -159,19 +168,30 @@ def wait_for(
     *,
     timeout: float = 20,
     interval: float = 0.1,
+    fail_states: frozenset[str] = FAILED_STATES,
 ) -> qbittorrentapi.TorrentDictionary:
-    """Poll until ``t`` is listed and ``condition`` holds; TimeoutError otherwise."""
+    """Poll until ``t`` is listed and ``condition`` holds.
+
+    TimeoutError after ``timeout``; TorrentFailed at once if the torrent is in one of
+    ``fail_states`` and ``condition`` does not hold (pass ``frozenset()`` to wait anyway).
+    """
     deadline = time.monotonic() + timeout
     while True:
         info = find_torrent(client, t)
-        if info is not None and condition(info):
-            return info
+        if info is not None:
+            if condition(info):
+                return info
+            if info.get("state") in fail_states:
+                raise TorrentFailed(f"{t.name!r} ({t.qbt_id}): {_summary(info)}")
         if time.monotonic() > deadline:
-            seen = None if info is None else (info.get("state"), info.get("progress"))
-            raise TimeoutError(
-                f"{t.name!r} ({t.qbt_id}) after {timeout}s: (state, progress)={seen}"
-            )
+            seen = "not listed" if info is None else _summary(info)
+            raise TimeoutError(f"{t.name!r} ({t.qbt_id}) after {timeout}s: {seen}")
         time.sleep(interval)
+
+
+def _summary(info: qbittorrentapi.TorrentDictionary) -> str:
+    keys = ("state", "progress", "num_seeds", "num_leechs", "hash")
+    return ", ".join(f"{key}={info.get(key)!r}" for key in keys)
 
 
 def wait_complete(
@@ -192,24 +212,73 @@ def add_magnet(
         raise RuntimeError(f"torrents_add({magnet!r}) answered {result!r}")
 
 
+def peer_handshake(
+    port: int, info_hash: str, *, source: str = "127.0.0.2", timeout: float = 2.0
+) -> bool:
+    """Whether 127.0.0.1:``port`` answers a plain BitTorrent handshake for ``info_hash``
+    (hex; a v2 hash is truncated to 20 bytes as on the wire).
+
+    Connects from ``source`` (127.0.0.2) so the peer does not take it for the instance
+    under test at 127.0.0.1: libtorrent refuses a second connection from the same IP to
+    the same torrent, including one that is still closing.
+    """
+    ih = bytes.fromhex(info_hash)[:20]
+    hello = b"\x13BitTorrent protocol" + bytes(8) + ih + b"-JB0000-" + secrets.token_bytes(12)
+    try:
+        with socket.create_connection(
+            ("127.0.0.1", port), timeout=timeout, source_address=(source, 0)
+        ) as sock:
+            sock.sendall(hello)
+            reply = b""
+            while len(reply) < 68:
+                chunk = sock.recv(68 - len(reply))
+                if not chunk:
+                    return False
+                reply += chunk
+    except OSError:
+        return False
+    return reply[:20] == hello[:20] and reply[28:48] == ih
+
+
+def wait_serving(seeder: QbtInstance, t: MadeTorrent, *, timeout: float = 15) -> None:
+    """Wait until ``seeder`` accepts peer connections for ``t`` (every hash it has).
+
+    qBittorrent reports a just-added torrent as ``stalledUP`` up to ~0.7 s (seen under
+    load) before libtorrent accepts peers for it; a leecher that connects in that window
+    is dropped after its handshake and only retries ~60 s later.
+    """
+    deadline = time.monotonic() + timeout
+    for info_hash in (h for h in (t.v1, t.v2) if h is not None):
+        while not peer_handshake(seeder.torrent_port, info_hash):
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"seeder does not serve {t.name!r} ({info_hash}) after {timeout}s"
+                )
+            time.sleep(0.05)
+
+
 def seed(
     seeder: QbtInstance,
     t: MadeTorrent,
     *,
     up_limit: int | None = None,
+    skip_checking: bool = True,
     timeout: float = 15,
 ) -> None:
-    """Add ``t`` to ``seeder`` with its content in place and wait until it seeds.
+    """Add ``t`` to ``seeder`` with its content in place; return once it really serves it.
 
     ``up_limit`` is in bytes/s (slows downloads enough to see ``downloading``).
+    ``skip_checking=False`` hashes the content first (then libtorrent refuses peers for
+    ~1 s after qBittorrent already reports ``stalledUP``; ``wait_serving`` covers it).
     """
     client = seeder.client()
     result = client.torrents_add(
         torrent_files=t.data,
         save_path=str(t.content.parent),
-        is_skip_checking=True,
+        is_skip_checking=skip_checking,
         upload_limit=up_limit,
     )
     if result != "Ok.":
         raise RuntimeError(f"seeder refused {t.name!r}: {result!r}")
     wait_complete(client, t, timeout=timeout)
+    wait_serving(seeder, t, timeout=timeout)
