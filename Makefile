@@ -34,6 +34,7 @@ lint: $(BIN)/jellybit
 bench: $(BIN)/jellybit
 	$(BIN)/python -m bench.store_bench
 	$(BIN)/python -m bench.poll_bench
+	$(BIN)/python -m bench.ingest_bench
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
