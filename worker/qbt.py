@@ -1,6 +1,6 @@
 """The qBittorrent adapter: the one boundary between jellybit and qbittorrent-api.
 
-qbittorrent-api is synchronous: every call runs in a small thread pool with a
+qbittorrent-api is synchronous: every call runs in one worker thread with a
 timeout, is logged with its duration and outcome, and its exceptions become
 ours — ``UnreachableError`` (retry later), ``AuthFailedError`` (fix the
 config), ``RejectedError`` (qBittorrent said no, including its HTTP-200
@@ -36,8 +36,10 @@ class QbtClient:
             SIMPLE_RESPONSES=True,  # plain dicts: cheaper per torrent per tick
             DISABLE_LOGGING_DEBUG_OUTPUT=True,
         )
-        # Two threads: a slow add must not hold up the poller's next sync.
-        self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="qbittorrent")
+        # ONE thread: qbittorrent-api's re-login after a 403 replaces the HTTP
+        # session, which breaks a request in flight on another thread (seen as a
+        # second 403). Calls are short; the poller's sync and an add just queue.
+        self._threads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qbittorrent")
         self._log = get_logger()
 
     async def close(self) -> None:

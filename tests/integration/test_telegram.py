@@ -181,11 +181,20 @@ async def test_torrent_document_is_ingested_with_its_caption_as_hint(
 async def test_a_reply_to_the_bot_adds_a_hint(running: Running, alice: FakeUser) -> None:
     sent = await alice.send_text(dead_magnet())
     status = await alice.wait_for(reply_to(sent))
+    await remembered(running.store, status)  # the bot notes its message right after sending
     hint = await alice.send_text("это Дюна 2021", reply_to=status)
     answer = await alice.wait_for(reply_to(hint))
     assert answer.text.startswith("📝 Hint for Some.Movie.2021: это Дюна 2021")
     (download,) = await running.store.downloads.list_downloads()
     assert await running.store.telegram.hints(download.id) == ["это Дюна 2021"]
+
+
+async def remembered(store: Store, message: Message) -> None:
+    for _ in range(100):
+        if await store.telegram.download_of_message(message.chat_id, message.message_id):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"message #{message.message_id} was not remembered")
 
 
 async def test_garbage_gets_the_reason_and_plain_text_gets_help(
