@@ -12,7 +12,7 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import PRODUCTION, TelegramAPIServer
 from aiogram.enums import ParseMode
-from aiogram.exceptions import TelegramNetworkError, TelegramServerError
+from aiogram.exceptions import TelegramAPIError, TelegramNetworkError, TelegramServerError
 from aiogram.methods import AnswerCallbackQuery, EditMessageText, GetUpdates, SendMessage
 from aiogram.types import (
     InlineKeyboardButton,
@@ -195,4 +195,9 @@ async def _until_done(
                 get_logger().warning("telegram.unavailable", operation=operation, reason=str(error))
             failures += 1
             await sleep_until(min(2.0 * failures, 30.0), stop)
+        except TelegramAPIError as error:
+            # A refused token or webhook URL will not fix itself: say so loudly,
+            # keep the rest of jellybit running (`jellybit check` explains).
+            get_logger().error("telegram.refused_start", operation=operation, reason=str(error))
+            await stop.wait()
     return False

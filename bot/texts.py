@@ -178,7 +178,9 @@ def list_text(tx: Texts, downloads: list[Download]) -> str:
 def notification_text(tx: Texts, kind: str, download: Download, reason: str) -> str:
     name = display_name(download)
     texts = {
-        "done": lambda: tx("🎬 Done: {name}", name=name) + "\n" + tx("It is in the library."),
+        "done": lambda: (
+            tx("🎬 Done: {name}", name=name) + "\n" + tx("In the library: {where}", where=reason)
+        ),
         "review": lambda: (
             tx("🤔 Downloaded: {name}", name=name)
             + "\n"

@@ -25,7 +25,13 @@ async def run_application(settings: Settings) -> int:
         loop.add_signal_handler(signum, stop.set)
     store = await Store.open(settings.database_path)
     secret = web_secret(settings)
-    engine = Engine.build(store, settings.qbittorrent)
+    engine = Engine.build(
+        store,
+        settings.qbittorrent,
+        library=settings.library,
+        metadata=settings.metadata,
+        jellyfin=settings.jellyfin,
+    )
     i18n = I18n(settings.general.language)
     links = Links(settings.web.public_url, secret)
     telegram = TelegramFrontDoor.build(settings.telegram, store, engine, i18n, links)

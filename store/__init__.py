@@ -7,6 +7,7 @@ from typing import Self
 from store.db import Database
 from store.downloads import Downloads
 from store.outbox import Outbox
+from store.recognition import Recognitions
 from store.telegram import TelegramState
 from store.tracking import Tracking
 
@@ -18,6 +19,7 @@ class Store:
     tracking: Tracking
     outbox: Outbox
     telegram: TelegramState
+    recognitions: Recognitions
 
     @classmethod
     async def open(cls, path: Path) -> Self:
@@ -29,6 +31,7 @@ class Store:
             tracking=Tracking(db),
             outbox=Outbox(db),
             telegram=TelegramState(db),
+            recognitions=Recognitions(db),
         )
 
     async def close(self) -> None:

@@ -124,9 +124,9 @@ def test_only_changed_columns_are_written_and_progress_restarts_the_clock() -> N
     ("state", "fields", "to_state"),
     [
         (State.ACCEPTED, {}, State.DOWNLOADING),
-        (State.DOWNLOADING, {"progress": 1, "state": "stalledUP"}, State.REVIEW),
-        (State.DOWNLOADING, {"progress": 1, "state": "stoppedUP"}, State.REVIEW),  # 5.x name
-        (State.DOWNLOADING, {"progress": 1, "state": "checkingUP"}, State.REVIEW),
+        (State.DOWNLOADING, {"progress": 1, "state": "stalledUP"}, State.IMPORTING),
+        (State.DOWNLOADING, {"progress": 1, "state": "stoppedUP"}, State.IMPORTING),  # 5.x name
+        (State.DOWNLOADING, {"progress": 1, "state": "checkingUP"}, State.IMPORTING),
         (State.DOWNLOADING, {"state": "missingFiles"}, State.STUCK),
         (State.DOWNLOADING, {"state": "error"}, State.STUCK),
         (State.STUCK, {"progress": 0.6}, State.DOWNLOADING),

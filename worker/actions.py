@@ -5,6 +5,7 @@ qBittorrent call), then act in qBittorrent, and undo the store change when
 qBittorrent refuses.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.errors import ExternalError, InvalidTransitionError, RejectedError
@@ -28,11 +29,19 @@ class RetryResult:
 
 
 class Actions:
-    def __init__(self, store: Store, qbt: QbtClient, adder: TorrentAdder, poller: Poller) -> None:
+    def __init__(
+        self,
+        store: Store,
+        qbt: QbtClient,
+        adder: TorrentAdder,
+        poller: Poller,
+        wake_importer: Callable[[], None],
+    ) -> None:
         self._store = store
         self._qbt = qbt
         self._adder = adder
         self._poller = poller
+        self._wake_importer = wake_importer
 
     async def retry(self, download_id: Id) -> RetryResult:
         """failed/stuck/removed -> accepted (guarded), then into qBittorrent.
@@ -78,7 +87,7 @@ class Actions:
             download_id, State.IMPORTING, reason="relink", from_states={State.DONE}
         )
         for_download(relinked.id).info("download.relink_requested")
-        self._poller.wake.set()
+        self._wake_importer()
         return relinked
 
     async def cancel(self, download_id: Id) -> Download:

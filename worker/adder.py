@@ -10,7 +10,7 @@ from core import clock
 from core.errors import AuthFailedError, RejectedError, UnreachableError
 from core.live import hashes_of
 from core.magnet import magnet_uri
-from core.models import Download
+from core.models import Download, SnapshotChange, Transition
 from core.states import State
 from jellybit.logs import for_download
 from store import Store
@@ -40,10 +40,14 @@ class TorrentAdder:
         self._store = store
         self._qbt = qbt
 
-    async def add(self, download: Download, *, fail_on_reject: bool = True) -> AddResult:
+    async def add(
+        self, download: Download, *, fail_on_reject: bool = True, announce: bool = False
+    ) -> AddResult:
         """Add the download's torrent (its kept .torrent, else a magnet).
 
-        ``fail_on_reject=False`` leaves the state to the caller (retry rolls back).
+        ``fail_on_reject=False`` leaves the state to the caller (retry rolls back);
+        ``announce`` tells the chat about a refusal (a background re-add: nobody
+        is waiting for an answer).
         """
         log = for_download(download.id)
         try:
@@ -58,7 +62,10 @@ class TorrentAdder:
         except RejectedError as error:
             if await self._already_there(download):
                 return await self._added(download)
-            if fail_on_reject:
+            if fail_on_reject and announce:
+                move = Transition(State.ACCEPTED, State.FAILED, error.detail)
+                await self._store.tracking.apply_changes([SnapshotChange(download.id, {}, move)])
+            elif fail_on_reject:
                 await self._store.downloads.set_state(
                     download.id, State.FAILED, reason=error.detail, from_states={State.ACCEPTED}
                 )

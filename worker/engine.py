@@ -5,13 +5,17 @@ import asyncio
 from dataclasses import dataclass
 from typing import Self
 
-from core.config import QbittorrentSettings
+from core.config import JellyfinSettings, LibrarySettings, MetadataSettings, QbittorrentSettings
 from store import Store
 from worker.actions import Actions
 from worker.adder import TorrentAdder
+from worker.importer import Importer
 from worker.ingest import Ingest
+from worker.jellyfin import JellyfinClient
 from worker.poller import FULL_RESYNC_EVERY, Poller
 from worker.qbt import QbtClient
+from worker.recognition import Recognizer
+from worker.tmdb import TmdbClient
 
 
 @dataclass
@@ -20,6 +24,9 @@ class Engine:
     poller: Poller
     ingest: Ingest
     actions: Actions
+    importer: Importer
+    tmdb: TmdbClient | None
+    jellyfin: JellyfinClient
 
     @classmethod
     def build(
@@ -27,20 +34,35 @@ class Engine:
         store: Store,
         settings: QbittorrentSettings,
         *,
+        library: LibrarySettings | None = None,
+        metadata: MetadataSettings | None = None,
+        jellyfin: JellyfinSettings | None = None,
         full_resync_every: float = FULL_RESYNC_EVERY,
     ) -> Self:
+        metadata = metadata or MetadataSettings(provider="none")
         qbt = QbtClient(settings)
         adder = TorrentAdder(store, qbt)
         poller = Poller(store, qbt, adder, settings, full_resync_every=full_resync_every)
+        tmdb = TmdbClient(metadata) if metadata.provider == "tmdb" else None
+        jellyfin_client = JellyfinClient(jellyfin or JellyfinSettings())
+        recognizer = Recognizer(store, qbt, poller, metadata, tmdb)
+        importer = Importer(store, recognizer, library or LibrarySettings(), jellyfin_client)
+        poller.on_complete = importer.wake.set
         return cls(
             qbt=qbt,
             poller=poller,
             ingest=Ingest(store, adder, poller.wake.set),
-            actions=Actions(store, qbt, adder, poller),
+            actions=Actions(store, qbt, adder, poller, importer.wake.set),
+            importer=importer,
+            tmdb=tmdb,
+            jellyfin=jellyfin_client,
         )
 
     async def run(self, stop: asyncio.Event) -> None:
         try:
-            await self.poller.run(stop)
+            await asyncio.gather(self.poller.run(stop), self.importer.run(stop))
         finally:
             await self.qbt.close()
+            if self.tmdb is not None:
+                await self.tmdb.close()
+            await self.jellyfin.close()

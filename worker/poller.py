@@ -8,7 +8,7 @@ guards against lost deltas; removals are decided only on a full snapshot
 """
 
 import asyncio
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -33,7 +33,7 @@ MAX_BACKOFF = 60.0
 ETA_UNKNOWN = 8_640_000
 # States in which a download's torrent is expected in qBittorrent.
 IN_QBITTORRENT = frozenset({State.DOWNLOADING, State.STUCK})
-COMPLETED_TO = State.REVIEW  # recognition and layout hook in here later
+COMPLETED_TO = State.IMPORTING  # the importer recognizes and lays it out
 
 
 class Poller:
@@ -48,6 +48,7 @@ class Poller:
     ) -> None:
         self.live = LiveMap()
         self.wake = asyncio.Event()  # ingest and actions ask for a prompt tick
+        self.on_complete: Callable[[], None] = lambda: None  # the importer's wake-up
         self._store = store
         self._qbt = qbt
         self._adder = adder
@@ -117,6 +118,8 @@ class Poller:
         for change in await self._store.tracking.apply_changes(changes):
             if change.transition is not None:
                 self._log_transition(change)
+                if change.transition.to_state == COMPLETED_TO:
+                    self.on_complete()
         if result.removed and not result.full:
             self._resync_now = True  # confirm removals on a full snapshot
             self.wake.set()
@@ -218,7 +221,7 @@ class Poller:
         """Accepted downloads not (yet) in qBittorrent: added again with backoff."""
         for download in await self._store.tracking.list_due_for_add(clock.now()):
             if self.live.find(download.hash_values()) is None:
-                await self._adder.add(download)
+                await self._adder.add(download, announce=True)
 
     async def _transition(self, download: Download, to_state: State, reason: str) -> None:
         move = Transition(download.state, to_state, reason)

@@ -60,6 +60,13 @@ class QbtClient:
         """Every torrent with all its fields (costly: for rare checks, not polling)."""
         return list(await self._call("torrents_info", self._client.torrents_info))
 
+    async def torrent_files(self, torrent_id: str) -> list[dict[str, Any]]:
+        """The torrent's files: ``name`` (relative to its save path, with the top
+        folder) and ``size``."""
+        return list(
+            await self._call("torrents_files", self._client.torrents_files, torrent_hash=torrent_id)
+        )
+
     async def add(
         self,
         *,

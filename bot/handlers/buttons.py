@@ -46,7 +46,10 @@ async def on_download_action(
 ) -> None:
     download_id = parse_id(callback_data.id)
     download = None if download_id is None else await store.downloads.find_download(download_id)
-    if download is None or not _fits(callback_data.action, download):
+    if download is None:
+        await on_unknown_button(query, tx, store, views)  # refresh by the message, if known
+        return
+    if not _fits(callback_data.action, download):
         await _outdated(query, tx, store, views, download)
         return
     log = for_download(download.id)

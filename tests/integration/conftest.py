@@ -9,7 +9,7 @@ from typing import TypeVar
 
 import pytest
 
-from core.config import QbittorrentSettings
+from core.config import LibrarySettings, QbittorrentSettings
 from store import Store
 from store.migrate import migrate
 from tests.support.fixtures import qbt, seeder
@@ -36,6 +36,12 @@ def settings_for(qbt: QbtInstance, **changes: object) -> QbittorrentSettings:
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
+def library_in(root: Path, **changes: object) -> LibrarySettings:
+    """Library roots of a test's own (hardlinks need the downloads' filesystem: /tmp)."""
+    library = LibrarySettings(movies=root / "library" / "movies", shows=root / "library" / "shows")
+    return replace(library, **changes)  # type: ignore[arg-type]
+
+
 @dataclass
 class Running:
     store: Store
@@ -56,7 +62,7 @@ async def running(
     path = tmp_path / "jellybit.db"
     migrate(path)
     store = await Store.open(path)
-    engine = Engine.build(store, settings, full_resync_every=1.0)
+    engine = Engine.build(store, settings, library=library_in(tmp_path), full_resync_every=1.0)
     stop = asyncio.Event()
     task = asyncio.create_task(engine.run(stop))
     yield Running(store, engine, settings, qbt)

@@ -82,8 +82,8 @@ async def test_magnet_is_downloaded_to_completion(
 
     assert isinstance(result, Created)
     assert not result.queued
-    done = await wait_state(running, result.download.id, State.REVIEW)
-    assert await history(running.store, done.id) == ["accepted", "downloading", "review"]
+    done = await wait_state(running, result.download.id, State.DONE)
+    assert await history(running.store, done.id) == ["accepted", "downloading", "importing", "done"]
     assert done.progress == 1
     assert done.total_size == 2 * MiB
     assert done.completed_at is not None
@@ -103,7 +103,7 @@ async def test_torrent_file_is_downloaded_and_kept(
     # No peer hint in a .torrent: tell qBittorrent where the seeder is, as DHT would.
     found = await eventually(lambda: _qbt_torrent(running, made), what="torrent in qBittorrent")
     running.qbt.client().torrents_add_peers(peers=peer_of(seeder), torrent_hashes=found)
-    done = await wait_state(running, result.download.id, State.REVIEW)
+    done = await wait_state(running, result.download.id, State.DONE)
     assert {h.value for h in done.infohashes} == {made.v1, made.v2}
     assert await running.store.tracking.torrent_file(done.id) == made.data
 
@@ -129,13 +129,12 @@ async def test_duplicate_while_active_and_new_download_after_done(
     assert isinstance(again, Duplicate)
     assert again.download.id == first.download.id
 
-    await wait_state(running, first.download.id, State.REVIEW)
-    await running.store.downloads.set_state(first.download.id, State.DONE, reason="imported")
+    await wait_state(running, first.download.id, State.DONE)
     after_done = await running.engine.ingest.magnet(magnet, source="telegram")
     # qBittorrent still has it (seeding): "Fails." for a duplicate is not a failure.
     assert isinstance(after_done, Created)
     assert after_done.download.id != first.download.id
-    await wait_state(running, after_done.download.id, State.REVIEW)
+    await wait_state(running, after_done.download.id, State.DONE)
 
 
 @pytest.mark.parametrize(

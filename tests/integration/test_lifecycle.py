@@ -36,7 +36,7 @@ async def test_a_torrent_added_in_qbittorrent_is_adopted_once(
     add_directly(running, made, seeder, running.settings.category)
 
     async def adopted() -> list[Download]:
-        return [d for d in await running.store.downloads.list_downloads() if d.state == "review"]
+        return [d for d in await running.store.downloads.list_downloads() if d.state == "done"]
 
     (download,) = await eventually(adopted, what="adopted and complete")
     assert download.source == "adopted"
@@ -44,7 +44,6 @@ async def test_a_torrent_added_in_qbittorrent_is_adopted_once(
     assert f"xt=urn:btmh:1220{made.v2}" in download.source_ref
     assert made.qbt_id not in download.source_ref.replace(made.v2 or "", "")
     assert download.source_added_at is not None
-    await running.store.downloads.set_state(download.id, State.DONE, reason="imported")
     await running.engine.poller.tick()  # a full resync sees it again: still one
     await running.engine.poller.tick()
     assert len(await running.store.downloads.list_downloads()) == 1
@@ -103,7 +102,7 @@ async def test_qbittorrent_restart_is_not_a_removal(
     running.qbt.restart()
     # No DHT or trackers here: after a restart the peer must be told again.
     running.qbt.client().torrents_add_peers(peers=peer_of(seeder), torrent_hashes=made.qbt_id)
-    done = await wait_state(running, result.download.id, State.REVIEW)
+    done = await wait_state(running, result.download.id, State.DONE)
     assert State.REMOVED not in await history(running.store, done.id)
     assert {h.value for h in done.infohashes} == {made.v1, made.v2}
 
@@ -124,7 +123,7 @@ async def test_magnet_accepted_while_qbittorrent_is_down_is_added_later(
     finally:
         running.qbt.start()
     await _make_due(running, result.download.id)
-    await wait_state(running, result.download.id, State.REVIEW)
+    await wait_state(running, result.download.id, State.DONE)
 
 
 async def _make_due(running: Running, download_id: str) -> None:
@@ -204,7 +203,7 @@ async def test_stuck_without_peers_then_retry_completes(
     retried = await running.engine.actions.retry(result.download.id)
     # accepted, or already seen again in qBittorrent by the tick the retry made
     assert retried.download.state in (State.ACCEPTED, State.DOWNLOADING)
-    await wait_state(running, result.download.id, State.REVIEW)
+    await wait_state(running, result.download.id, State.DONE)
 
 
 async def _find(qbt: QbtInstance, made: MadeTorrent) -> str | None:

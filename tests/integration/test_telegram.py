@@ -21,7 +21,7 @@ from jellybit.i18n import I18n
 from store import Store
 from store.migrate import migrate
 from store.outbox import enqueue
-from tests.integration.conftest import settings_for
+from tests.integration.conftest import library_in, settings_for
 from tests.integration.test_downloads import new_torrent
 from tests.support.qbittorrent import QbtInstance, free_port
 from tests.support.telegram import Button, FakeTelegram, FakeUser, Message
@@ -59,7 +59,12 @@ class Running:
     async def start(self) -> Store:
         self.stop = asyncio.Event()
         store = await Store.open(self.path)
-        engine = Engine.build(store, settings_for(self.qbt), full_resync_every=1.0)
+        engine = Engine.build(
+            store,
+            settings_for(self.qbt),
+            library=library_in(self.path.parent),
+            full_resync_every=1.0,
+        )
         settings = TelegramSettings(
             token=self.tg.token,
             allowed_users=(ALICE,),
@@ -141,13 +146,15 @@ async def test_magnet_to_completion_in_the_chat(
     assert verify_user_token(SECRET, url.split("?t=")[1], now=0) == ALICE
     assert await running.store.telegram.hints(download.id) == ["this is Dune 2021"]
 
+    # The status message is edited in place up to "done"; the notification says
+    # where it went: the hint named the title.
     notification = await alice.wait_for(
-        lambda m: m.from_bot and m.text.startswith("🤔 Downloaded"), timeout=30
+        lambda m: m.from_bot and m.text.startswith("🎬 Done"), timeout=30
     )
-    assert made.name in notification.text
-    assert notification.button_texts == ["Open", "Pick", "Cancel"]
+    assert "Dune (2021)" in notification.text
+    assert notification.button_texts == ["Open", "Relink"]
     status = await alice.wait_for(
-        lambda m: m.message_id == reply.message_id and "Waiting for you to pick" in m.text
+        lambda m: m.message_id == reply.message_id and "it is in the library" in m.text
     )
     assert status.edits >= 1
 
@@ -255,7 +262,11 @@ async def test_status_and_list_commands(running: Running, alice: FakeUser) -> No
 
 async def put_buttons(user: FakeUser, message: Message, *buttons: Button) -> None:
     """Make a bot message carry other buttons: as if an older jellybit had sent it."""
-    user.chat.messages[message.message_id].buttons = [list(buttons)]
+    stored = user.chat.messages[message.message_id]
+    stored.buttons = [list(buttons)]
+    stored.reply_markup = {
+        "inline_keyboard": [[{"text": b.text, "callback_data": b.callback_data} for b in buttons]]
+    }
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,350 @@
+"""Recognitions, their files and candidates, overrides, and library link batches."""
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from core import clock
+from core.errors import NotFoundError
+from core.ids import Id, new_id
+from store.db import Database
+from store.rows import fetch_all, fetch_one
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    path: str
+    role: str
+    size: int
+    season: int | None
+    episodes: tuple[int, ...]
+    language: str | None
+    flags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StoredCandidate:
+    id: Id
+    provider: str
+    provider_id: str | None
+    kind: str
+    title: str
+    original_title: str | None
+    year: int | None
+    overview: str | None
+    poster_path: str | None
+    popularity: float
+    score: float
+    selected: bool
+
+
+@dataclass(frozen=True)
+class StoredRecognition:
+    id: Id
+    download_id: Id
+    kind: str
+    title: str | None
+    year: int | None
+    season: int | None
+    status: str  # auto | needs_review | confirmed | waiting
+    reason: str | None
+    created_at: str
+    files: tuple[StoredFile, ...]
+    candidates: tuple[StoredCandidate, ...]
+
+    def chosen(self) -> StoredCandidate | None:
+        return next((c for c in self.candidates if c.selected), None)
+
+
+@dataclass(frozen=True)
+class FileLink:
+    id: Id
+    batch_id: Id
+    source_path: str
+    target_path: str
+    method: str | None
+    inode: int | None
+    device: int | None
+    linked_at: str | None
+    removed_at: str | None
+
+
+class Recognitions:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def save(
+        self,
+        download_id: Id,
+        *,
+        kind: str,
+        title: str | None,
+        year: int | None,
+        season: int | None,
+        status: str,
+        reason: str | None,
+        files: Sequence[StoredFile],
+        candidates: Sequence[StoredCandidate],
+    ) -> Id:
+        """A new recognition of a download with its files and candidates, in ONE
+        transaction (the newest recognition is the current one)."""
+        recognition_id, now = new_id(), clock.now()
+        async with self._db.write() as conn:
+            await conn.execute(
+                """INSERT INTO recognition (id, download_id, kind, title, year, season, episodes,
+                    confidence, status, reason, created_at)
+                VALUES (:id, :download_id, :kind, :title, :year, :season, NULL,
+                    :confidence, :status, :reason, :now)""",
+                {
+                    "id": recognition_id,
+                    "download_id": download_id,
+                    "kind": kind,
+                    "title": title,
+                    "year": year,
+                    "season": season,
+                    "confidence": max((c.score for c in candidates), default=0.0),
+                    "status": status,
+                    "reason": reason,
+                    "now": now,
+                },
+            )
+            await conn.executemany(
+                """INSERT INTO recognition_file (recognition_id, path, role, size, season,
+                    episodes, language, flags)
+                VALUES (:rid, :path, :role, :size, :season, :episodes, :language, :flags)""",
+                [
+                    {
+                        "rid": recognition_id,
+                        "path": f.path,
+                        "role": f.role,
+                        "size": f.size,
+                        "season": f.season,
+                        "episodes": json.dumps(list(f.episodes)),
+                        "language": f.language,
+                        "flags": json.dumps(list(f.flags)),
+                    }
+                    for f in files
+                ],
+            )
+            await conn.executemany(
+                """INSERT INTO metadata_candidate (id, recognition_id, provider, provider_id, kind,
+                    title, original_title, year, score, selected, overview, poster_path,
+                    popularity, created_at)
+                VALUES (:id, :rid, :provider, :provider_id, :kind, :title, :original_title, :year,
+                    :score, :selected, :overview, :poster_path, :popularity, :now)""",
+                [
+                    {
+                        "id": c.id,
+                        "rid": recognition_id,
+                        "provider": c.provider,
+                        "provider_id": c.provider_id,
+                        "kind": c.kind,
+                        "title": c.title,
+                        "original_title": c.original_title,
+                        "year": c.year,
+                        "score": c.score,
+                        "selected": int(c.selected),
+                        "overview": c.overview,
+                        "poster_path": c.poster_path,
+                        "popularity": c.popularity,
+                        "now": now,
+                    }
+                    for c in candidates
+                ],
+            )
+        return recognition_id
+
+    async def current(self, download_id: Id) -> StoredRecognition | None:
+        row = await fetch_one(
+            self._db.reader,
+            "SELECT * FROM recognition WHERE download_id = :id ORDER BY id DESC LIMIT 1",
+            {"id": download_id},
+        )
+        if row is None:
+            return None
+        files = await fetch_all(
+            self._db.reader,
+            "SELECT * FROM recognition_file WHERE recognition_id = :id ORDER BY path",
+            {"id": row["id"]},
+        )
+        candidates = await fetch_all(
+            self._db.reader,
+            "SELECT * FROM metadata_candidate WHERE recognition_id = :id ORDER BY score DESC, id",
+            {"id": row["id"]},
+        )
+        return StoredRecognition(
+            id=Id(row["id"]),
+            download_id=Id(row["download_id"]),
+            kind=row["kind"],
+            title=row["title"],
+            year=row["year"],
+            season=row["season"],
+            status=row["status"],
+            reason=row["reason"],
+            created_at=row["created_at"],
+            files=tuple(_file(f) for f in files),
+            candidates=tuple(_candidate(c) for c in candidates),
+        )
+
+    async def choose(self, recognition_id: Id, candidate_id: Id) -> bool:
+        """The person picked a candidate: it becomes the only selected one and the
+        recognition is confirmed. NotFoundError (nothing changed) when the candidate
+        is not one of this recognition's."""
+        async with self._db.write() as conn:
+            cursor = await conn.execute(
+                """UPDATE metadata_candidate SET selected = (id = :candidate)
+                WHERE recognition_id = :rid""",
+                {"rid": recognition_id, "candidate": candidate_id},
+            )
+            found = await fetch_one(
+                conn,
+                "SELECT 1 FROM metadata_candidate WHERE id = :c AND recognition_id = :rid",
+                {"c": candidate_id, "rid": recognition_id},
+            )
+            if found is None or cursor.rowcount == 0:
+                raise NotFoundError("candidate", candidate_id)
+            await conn.execute(
+                "UPDATE recognition SET status = 'confirmed', reason = NULL WHERE id = :rid",
+                {"rid": recognition_id},
+            )
+        return True
+
+    async def set_status(self, recognition_id: Id, status: str, reason: str | None) -> None:
+        async with self._db.write() as conn:
+            await conn.execute(
+                "UPDATE recognition SET status = :status, reason = :reason WHERE id = :id",
+                {"id": recognition_id, "status": status, "reason": reason},
+            )
+
+    async def set_overrides(self, download_id: Id, values: Mapping[str, str]) -> None:
+        """Fields set by the person (kind, title, year, season, episode_offset); an
+        empty value removes the override."""
+        now = clock.now()
+        async with self._db.write() as conn:
+            for field, value in values.items():
+                if value == "":
+                    await conn.execute(
+                        "DELETE FROM override WHERE download_id = :id AND field = :field",
+                        {"id": download_id, "field": field},
+                    )
+                    continue
+                await conn.execute(
+                    """INSERT INTO override (id, download_id, field, value, created_at)
+                    VALUES (:oid, :id, :field, :value, :now)
+                    ON CONFLICT (download_id, field)
+                    DO UPDATE SET value = :value, created_at = :now""",
+                    {
+                        "oid": new_id(),
+                        "id": download_id,
+                        "field": field,
+                        "value": value,
+                        "now": now,
+                    },
+                )
+
+    async def overrides(self, download_id: Id) -> dict[str, str]:
+        rows = await fetch_all(
+            self._db.reader,
+            "SELECT field, value FROM override WHERE download_id = :id",
+            {"id": download_id},
+        )
+        return {row["field"]: row["value"] for row in rows}
+
+    # --- library link batches ---------------------------------------------
+
+    async def plan_batch(self, download_id: Id, links: Iterable[tuple[str, str]]) -> Id:
+        """Every (source, target) of a batch written before any file is touched:
+        an interrupted batch is finished by applying its planned rows again."""
+        batch_id, now = new_id(), clock.now()
+        async with self._db.write() as conn:
+            await conn.executemany(
+                """INSERT INTO file_link (id, download_id, apply_batch_id, source_path,
+                    target_path, created_at)
+                VALUES (:id, :download_id, :batch, :source, :target, :now)""",
+                [
+                    {
+                        "id": new_id(),
+                        "download_id": download_id,
+                        "batch": batch_id,
+                        "source": source,
+                        "target": target,
+                        "now": now,
+                    }
+                    for source, target in links
+                ],
+            )
+        return batch_id
+
+    async def mark_linked(self, link_id: Id, *, method: str, inode: int, device: int) -> None:
+        async with self._db.write() as conn:
+            await conn.execute(
+                """UPDATE file_link SET method = :method, inode = :inode, device = :device,
+                    linked_at = :now WHERE id = :id""",
+                {
+                    "id": link_id,
+                    "method": method,
+                    "inode": inode,
+                    "device": device,
+                    "now": clock.now(),
+                },
+            )
+
+    async def mark_removed(self, link_ids: Iterable[Id]) -> None:
+        async with self._db.write() as conn:
+            await conn.executemany(
+                "UPDATE file_link SET removed_at = :now WHERE id = :id",
+                [{"id": i, "now": clock.now()} for i in link_ids],
+            )
+
+    async def links(self, download_id: Id, *, current_only: bool = True) -> list[FileLink]:
+        """The download's links, oldest first; by default those not removed."""
+        rows = await fetch_all(
+            self._db.reader,
+            """SELECT * FROM file_link WHERE download_id = :id
+              AND (:all = 1 OR removed_at IS NULL) ORDER BY id""",
+            {"id": download_id, "all": 0 if current_only else 1},
+        )
+        return [
+            FileLink(
+                id=Id(row["id"]),
+                batch_id=Id(row["apply_batch_id"]),
+                source_path=row["source_path"],
+                target_path=row["target_path"],
+                method=row["method"],
+                inode=row["inode"],
+                device=row["device"],
+                linked_at=row["linked_at"],
+                removed_at=row["removed_at"],
+            )
+            for row in rows
+        ]
+
+
+def _file(r: sqlite3.Row) -> StoredFile:
+    return StoredFile(
+        path=r["path"],
+        role=r["role"],
+        size=r["size"],
+        season=r["season"],
+        episodes=tuple(json.loads(r["episodes"] or "[]")),
+        language=r["language"],
+        flags=tuple(json.loads(r["flags"] or "[]")),
+    )
+
+
+def _candidate(r: sqlite3.Row) -> StoredCandidate:
+    return StoredCandidate(
+        id=Id(r["id"]),
+        provider=r["provider"],
+        provider_id=r["provider_id"],
+        kind=r["kind"],
+        title=r["title"],
+        original_title=r["original_title"],
+        year=r["year"],
+        overview=r["overview"],
+        poster_path=r["poster_path"],
+        popularity=r["popularity"] or 0.0,
+        score=r["score"],
+        selected=bool(r["selected"]),
+    )

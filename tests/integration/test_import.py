@@ -1,0 +1,282 @@
+"""From a complete torrent to files in the Jellyfin library: real downloads from
+a seeder into a real qbittorrent-nox, then recognition and layout on real files."""
+
+import asyncio
+import itertools
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.config import JellyfinSettings, MetadataSettings
+from core.models import Download
+from core.states import State
+from store import Store
+from store.migrate import migrate
+from tests.integration.conftest import Running, eventually, library_in, settings_for
+from tests.integration.test_downloads import MiB, history
+from tests.support.jellyfin import FakeJellyfin
+from tests.support.qbittorrent import QbtInstance
+from tests.support.tmdb import FakeTmdb
+from tests.support.torrents import MadeTorrent, magnet_for, make_content, make_torrent, seed
+from tests.support.torrents import seeder_peer as peer_of
+from worker import importer as importer_module
+from worker.engine import Engine
+from worker.ingest import Created
+
+_unique = itertools.count(1000)
+MOVIE_FILES = ["Dune.2021.1080p.WEB-DL.mkv", "Dune.2021.1080p.WEB-DL.ru.srt", "Sample/sample.mkv"]
+SEASON_FILES = [f"Show.Name.S01E0{n}.1080p.WEB.mkv" for n in (1, 2, 3)]
+
+
+async def start(
+    qbt: QbtInstance, tmp_path: Path, **engine_args: Any
+) -> tuple[Running, asyncio.Event, asyncio.Task[None]]:
+    path = tmp_path / "jellybit.db"
+    migrate(path)
+    store = await Store.open(path)
+    settings = settings_for(qbt)
+    engine_args.setdefault("library", library_in(tmp_path))
+    engine = Engine.build(store, settings, full_resync_every=1.0, **engine_args)
+    stop = asyncio.Event()
+    task = asyncio.create_task(engine.run(stop))
+    return Running(store, engine, settings, qbt), stop, task
+
+
+@pytest.fixture
+async def importing(qbt: QbtInstance, tmp_path: Path) -> AsyncIterator[Running]:
+    running, stop, task = await start(qbt, tmp_path)
+    yield running
+    stop.set()
+    await asyncio.wait_for(task, timeout=10)
+    await running.store.close()
+
+
+def torrent_of(
+    tmp_path: Path, seeder: QbtInstance, folder: str, names: list[str], kind: str = "v1"
+) -> MadeTorrent:
+    sizes = [3 * MiB if n.endswith(".mkv") and "ample" not in n else 4096 for n in names]
+    content = make_content(
+        tmp_path / "src", folder, sum(sizes), names=names, seed=next(_unique)
+    )  # distinct bytes: the module's seeder must not see the same torrent twice
+    made = make_torrent(content, kind)  # type: ignore[arg-type]
+    seed(seeder, made)
+    return made
+
+
+async def download_and_wait(
+    running: Running, made: MadeTorrent, seeder: QbtInstance, state: State
+) -> Download:
+    result = await running.engine.ingest.magnet(
+        magnet_for(made, peer=peer_of(seeder)), source="telegram"
+    )
+    assert isinstance(result, Created)
+    return await eventually(
+        lambda: _in_state(running, result.download.id, state), within=40, what=str(state)
+    )
+
+
+async def _in_state(running: Running, download_id: str, state: State) -> Download | None:
+    download = await running.store.downloads.get_download(download_id)  # type: ignore[arg-type]
+    return download if download.state == state else None
+
+
+def same_file(a: Path, b: Path) -> bool:
+    return os.stat(a).st_ino == os.stat(b).st_ino and os.stat(a).st_dev == os.stat(b).st_dev
+
+
+async def test_a_movie_with_subtitles_is_hardlinked_into_the_library(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = torrent_of(tmp_path, seeder, "Dune.2021.1080p.WEB-DL", MOVIE_FILES, kind="hybrid")
+    done = await download_and_wait(importing, made, seeder, State.DONE)
+    folder = tmp_path / "library" / "movies" / "Dune (2021)"
+    video, subtitle = folder / "Dune (2021).mkv", folder / "Dune (2021).ru.srt"
+    source = importing.qbt.downloads_dir / "Dune.2021.1080p.WEB-DL" / MOVIE_FILES[0]
+    assert same_file(video, source)
+    assert os.stat(video).st_nlink == 2
+    assert subtitle.read_bytes() == (source.parent / MOVIE_FILES[1]).read_bytes()
+    assert sorted(p.name for p in folder.iterdir()) == ["Dune (2021).mkv", "Dune (2021).ru.srt"]
+    links = await importing.store.recognitions.links(done.id)
+    assert {row.method for row in links} == {"hardlink"}
+    assert await history(importing.store, done.id) == [
+        "accepted",
+        "downloading",
+        "importing",
+        "done",
+    ]
+
+
+async def test_a_season_pack_becomes_episodes(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = torrent_of(tmp_path, seeder, "Show.Name.S01.1080p.WEB", SEASON_FILES)
+    await download_and_wait(importing, made, seeder, State.DONE)
+    season = tmp_path / "library" / "shows" / "Show Name" / "Season 01"
+    assert sorted(p.name for p in season.iterdir()) == [
+        "Show Name S01E01.mkv",
+        "Show Name S01E02.mkv",
+        "Show Name S01E03.mkv",
+    ]
+
+
+@pytest.mark.parametrize("mode", ["symlink", "copy"])
+async def test_symlink_and_copy_modes(
+    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path, mode: str
+) -> None:
+    running, stop, task = await start(qbt, tmp_path, library=library_in(tmp_path, link_mode=mode))
+    try:
+        made = torrent_of(tmp_path, seeder, f"Dune.2021.{mode}", MOVIE_FILES[:1])
+        done = await download_and_wait(running, made, seeder, State.DONE)
+        video = tmp_path / "library" / "movies" / "Dune (2021)" / "Dune (2021).mkv"
+        assert video.is_symlink() == (mode == "symlink")
+        assert not same_file(video, made.content) if mode == "copy" else video.is_symlink()
+        assert {row.method for row in await running.store.recognitions.links(done.id)} == {mode}
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=10)
+        await running.store.close()
+
+
+@pytest.mark.parametrize("cross_device", ["fail", "copy"])
+async def test_cross_device_hardlink(
+    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path, cross_device: str
+) -> None:
+    shm = Path("/dev/shm") / f"jellybit-test-{os.getpid()}-{cross_device}"
+    assert os.stat("/dev/shm").st_dev != os.stat(tmp_path).st_dev
+    library = library_in(shm, cross_device=cross_device)
+    running, stop, task = await start(qbt, tmp_path, library=library)
+    try:
+        made = torrent_of(tmp_path, seeder, f"Dune.2021.{cross_device}", MOVIE_FILES[:1])
+        state = State.FAILED if cross_device == "fail" else State.DONE
+        download = await download_and_wait(running, made, seeder, state)
+        if cross_device == "fail":
+            assert download.error is not None
+            assert "/dev/shm" in download.error
+            assert not (shm / "library" / "movies" / "Dune (2021)" / "Dune (2021).mkv").exists()
+        else:
+            links = await running.store.recognitions.links(download.id)
+            assert {row.method for row in links} == {"copy"}
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=10)
+        await running.store.close()
+        import shutil
+
+        shutil.rmtree(shm, ignore_errors=True)
+
+
+async def test_an_existing_file_at_a_target_is_left_alone(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    mine = tmp_path / "library" / "movies" / "Dune (2021)" / "Dune (2021).mkv"
+    mine.parent.mkdir(parents=True)
+    mine.write_bytes(b"the person's own file")
+    made = torrent_of(tmp_path, seeder, "Dune.2021.1080p.WEB-DL", MOVIE_FILES[:1])
+    review = await download_and_wait(importing, made, seeder, State.REVIEW)
+    assert mine.read_bytes() == b"the person's own file"
+    last = (await importing.store.downloads.list_transitions(review.id))[-1]
+    assert str(mine) in last.reason
+    assert await importing.store.recognitions.links(review.id) == []  # nothing half-applied
+
+
+async def test_relink_replaces_exactly_the_previous_batch(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = torrent_of(tmp_path, seeder, "Dune.2021.1080p.WEB-DL", MOVIE_FILES[:2])
+    done = await download_and_wait(importing, made, seeder, State.DONE)
+    old_folder = tmp_path / "library" / "movies" / "Dune (2021)"
+    users = old_folder / "poster.jpg"
+    users.write_bytes(b"a poster the person added")
+
+    await importing.store.recognitions.set_overrides(done.id, {"title": "Dune Part One"})
+    await reconsider(importing, done)
+    await importing.engine.actions.relink(done.id)
+    await eventually(lambda: _in_state(importing, done.id, State.DONE), within=20, what="relinked")
+
+    new_video = (
+        tmp_path / "library" / "movies" / "Dune Part One (2021)" / "Dune Part One (2021).mkv"
+    )
+    assert new_video.exists()
+    assert sorted(p.name for p in old_folder.iterdir()) == ["poster.jpg"]  # ours gone, theirs kept
+    current = await importing.store.recognitions.links(done.id)
+    assert {Path(row.target_path).parent.name for row in current} == {"Dune Part One (2021)"}
+
+
+async def reconsider(running: Running, download: Download) -> None:
+    """Recognize again with the current overrides (as the review page does)."""
+    recognition = await running.store.recognitions.current(download.id)
+    assert recognition is not None
+    await running.store.recognitions.set_status(recognition.id, "waiting", "overrides changed")
+
+
+async def test_a_batch_interrupted_midway_is_finished_without_duplicates(
+    importing: Running, seeder: QbtInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = importer_module._link_one
+    calls = 0
+
+    def crash_after_one(*args: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise RuntimeError("power cut")
+        return real(*args)
+
+    monkeypatch.setattr(importer_module, "_link_one", crash_after_one)
+    made = torrent_of(tmp_path, seeder, "Show.Name.S01.1080p.WEB", SEASON_FILES)
+    result = await importing.engine.ingest.magnet(
+        magnet_for(made, peer=peer_of(seeder)), source="telegram"
+    )
+    assert isinstance(result, Created)
+    await eventually(
+        lambda: _crashed(importing, result.download.id), within=40, what="half a batch"
+    )
+    monkeypatch.setattr(importer_module, "_link_one", real)
+    importing.engine.importer.wake.set()
+    done = await eventually(
+        lambda: _in_state(importing, result.download.id, State.DONE), within=20, what="done"
+    )
+    links = await importing.store.recognitions.links(done.id)
+    assert len(links) == 3
+    assert len({row.batch_id for row in links}) == 1
+    season = tmp_path / "library" / "shows" / "Show Name" / "Season 01"
+    assert len(list(season.iterdir())) == 3
+
+
+async def _crashed(running: Running, download_id: str) -> bool:
+    links = await running.store.recognitions.links(download_id)  # type: ignore[arg-type]
+    return (
+        bool(links)
+        and any(row.linked_at is None for row in links)
+        and any(row.linked_at for row in links)
+    )
+
+
+async def test_tmdb_auto_accepts_and_jellyfin_hears_about_it(
+    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    async with FakeTmdb() as tmdb, FakeJellyfin() as jellyfin:
+        metadata = MetadataSettings(
+            provider="tmdb", tmdb_api_key=tmdb.api_key, tmdb_base=tmdb.base_url, language="en-US"
+        )
+        jellyfin_settings = JellyfinSettings(url=jellyfin.url, api_key=jellyfin.api_key)
+        running, stop, task = await start(
+            qbt, tmp_path, metadata=metadata, jellyfin=jellyfin_settings
+        )
+        try:
+            made = torrent_of(tmp_path, seeder, "Dune.2021.1080p.WEB-DL", MOVIE_FILES[:1])
+            await download_and_wait(running, made, seeder, State.DONE)
+            folder = next((tmp_path / "library" / "movies").iterdir())
+            assert folder.name.startswith("Dune (2021) [tmdbid-")
+            await eventually(lambda: _heard(jellyfin), within=10, what="Jellyfin refresh")
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, timeout=10)
+            await running.store.close()
+
+
+async def _heard(jellyfin: FakeJellyfin) -> bool:
+    return bool(jellyfin.calls)

@@ -1,0 +1,702 @@
+"""Recognition of torrents and their files (core.recognize)."""
+
+import csv
+import datetime
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core import recognize as recognize_module
+from core.errors import InvalidInputError
+from core.recognize import (
+    FileRole,
+    Hint,
+    Parsed,
+    RecognizedFile,
+    TorrentFile,
+    classify_files,
+    clear_cache,
+    parse_hint,
+    parse_release,
+    recognize,
+    subtitle_language,
+)
+
+CORPUS = Path(__file__).parent / "data" / "releases.tsv"
+REQUIRED_ACCURACY = 0.95
+GB = 1 << 30
+MB = 1 << 20
+
+
+def same_title(a: str | None, b: str | None) -> bool:
+    """Titles as a search would compare them: a release name cannot carry "Dune: Part
+    Two"'s colon or "It's"'s apostrophe, so case and punctuation do not count."""
+
+    def fold(title: str | None) -> str | None:
+        if title is None:
+            return None
+        folded = unicodedata.normalize("NFKC", title).casefold().replace("ё", "е")
+        folded = re.sub(r"['’`]", "", folded)
+        return " ".join(re.sub(r"[\W_]+", " ", folded).split())
+
+    return fold(a) == fold(b)
+
+
+# --- the corpus ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Release:
+    name: str
+    expected: Parsed
+
+
+def load_corpus() -> list[Release]:
+    with CORPUS.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    releases = []
+    for row in rows:
+        kind = row["kind"]
+        assert kind in ("movie", "series"), row
+        releases.append(
+            Release(
+                name=row["name"],
+                expected=Parsed(
+                    kind="movie" if kind == "movie" else "series",
+                    title=row["title"],
+                    year=int(row["year"]) if row["year"] else None,
+                    season=int(row["season"]) if row["season"] else None,
+                    episodes=tuple(int(e) for e in row["episodes"].split(",") if e),
+                    alt_title=row["alt_title"] or None,
+                ),
+            )
+        )
+    return releases
+
+
+def mismatches(got: Parsed, expected: Parsed) -> list[str]:
+    found = []
+    for field in ("kind", "year", "season", "episodes"):
+        if getattr(got, field) != getattr(expected, field):
+            found.append(f"{field}: {getattr(got, field)!r} != {getattr(expected, field)!r}")
+    for field in ("title", "alt_title"):
+        if not same_title(getattr(got, field), getattr(expected, field)):
+            found.append(f"{field}: {getattr(got, field)!r} != {getattr(expected, field)!r}")
+    return found
+
+
+def test_the_corpus_is_large_and_varied() -> None:
+    releases = load_corpus()
+    assert len(releases) >= 90
+    names = [r.name for r in releases]
+    assert len(set(names)) == len(names)
+    series = [r for r in releases if r.expected.kind == "series"]
+    assert len(series) >= 30
+    assert len(releases) - len(series) >= 30
+    assert sum(bool(re.search("[а-яё]", r.name, re.IGNORECASE)) for r in releases) >= 20
+    assert sum(r.expected.alt_title is not None for r in releases) >= 10
+    assert sum(len(r.expected.episodes) > 1 for r in releases) >= 10
+    assert sum(r.expected.season == 0 for r in releases) >= 2
+    assert sum("/" in r.name.replace(" / ", "") for r in releases) >= 8
+
+
+def test_corpus_accuracy(capsys: pytest.CaptureFixture[str]) -> None:
+    releases = load_corpus()
+    failures = []
+    for release in releases:
+        problems = mismatches(parse_release(release.name), release.expected)
+        if problems:
+            failures.append(f"{release.name}\n    " + "\n    ".join(problems))
+    accuracy = 1 - len(failures) / len(releases)
+    with capsys.disabled():
+        passed = len(releases) - len(failures)
+        print(f"\nrecognition corpus: {passed}/{len(releases)} = {accuracy:.1%}")
+        for failure in failures:
+            print(f"  MISS {failure}")
+    assert accuracy >= REQUIRED_ACCURACY, "\n".join(failures)
+
+
+# --- parse_release: guessit's traps -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "year"),
+    [
+        ("Blade.Runner.2049.1080p.WEB-DL.DD5.1.H264-FGT", "Blade Runner 2049", None),
+        ("Blade Runner 2049", "Blade Runner 2049", None),
+        ("Blade.Runner.2049.2017.1080p.BluRay.x264-SPARKS", "Blade Runner 2049", 2017),
+        ("2001 A Space Odyssey", "2001 A Space Odyssey", None),
+        ("2001.A.Space.Odyssey.1968.1080p.BluRay.x264", "2001 A Space Odyssey", 1968),
+        ("1917", "1917", None),
+        ("1917.2019.1080p.BluRay.x264-SPARKS", "1917", 2019),
+        ("2012", "2012", None),
+        ("Wonder.Woman.1984.1080p.HMAX.WEB-DL", "Wonder Woman 1984", None),
+        ("Wonder.Woman.1984.2020.1080p.WEB-DL", "Wonder Woman 1984", 2020),
+    ],
+)
+def test_a_number_in_a_movie_title_is_not_an_episode_nor_a_year(
+    name: str, title: str, year: int | None
+) -> None:
+    parsed = parse_release(name)
+    assert parsed.kind == "movie"
+    assert parsed.title == title
+    assert parsed.year == year
+    assert (parsed.season, parsed.episodes) == (None, ())
+
+
+def test_a_country_is_never_eaten_from_a_title() -> None:
+    assert parse_release("The.Last.of.Us.S01E01.1080p.WEB.H264-GGEZ").title == "The Last of Us"
+    assert parse_release("The.Office.US.S05E12.720p.HDTV.x264").title == "The Office US"
+    assert parse_release("The Office (US) - S03E05 - Initiation.mkv").title == "The Office (US)"
+
+
+def test_doctor_who_keeps_its_year_apart() -> None:
+    parsed = parse_release("Doctor.Who.2005.S13E01.1080p.WEB.h264-ETHEL")
+    assert (parsed.title, parsed.year, parsed.season, parsed.episodes) == (
+        "Doctor Who",
+        2005,
+        13,
+        (1,),
+    )
+
+
+def test_anime_absolute_numbering_has_no_season() -> None:
+    assert parse_release("[SubsPlease] Frieren - 05 (1080p) [ABCDEF12].mkv") == Parsed(
+        "series", "Frieren", None, None, (5,)
+    )
+    assert parse_release("[Erai-raws] One Piece - 1085 [1080p].mkv").episodes == (1085,)
+
+
+@pytest.mark.parametrize(
+    ("name", "season", "episodes"),
+    [
+        ("Breaking.Bad.S01E01E02.720p.BluRay", 1, (1, 2)),
+        ("Succession.S04E01-E03.1080p", 4, (1, 2, 3)),
+        ("Succession.S04E01-02.1080p", 4, (1, 2)),
+        ("[Erai-raws] Kimetsu no Yaiba - 01 ~ 03 [1080p]", None, (1, 2, 3)),
+    ],
+)
+def test_multi_episode_files(name: str, season: int | None, episodes: tuple[int, ...]) -> None:
+    parsed = parse_release(name)
+    assert (parsed.kind, parsed.season, parsed.episodes) == ("series", season, episodes)
+
+
+@pytest.mark.parametrize(
+    ("name", "season"),
+    [
+        ("Breaking.Bad.S02.1080p.BluRay.x264-ROVERS", 2),
+        ("Severance Season 2 Complete 1080p WEB-DL", 2),
+        ("[Judas] Attack on Titan (Season 1) [BD 1080p][HEVC x265 10bit]", 1),
+        ("Breaking Bad Complete Series 1080p BluRay", None),
+        ("Game.of.Thrones.S01-S08.COMPLETE.1080p.BluRay.x264", None),
+        ("Тьма (1-3 сезоны: 1-26 серии из 26) / Dark / 2017-2020 / WEB-DL (1080p)", None),
+    ],
+)
+def test_season_packs_have_no_episodes(name: str, season: int | None) -> None:
+    parsed = parse_release(name)
+    assert (parsed.kind, parsed.season, parsed.episodes) == ("series", season, ())
+
+
+def test_specials_are_season_zero() -> None:
+    parsed = parse_release("Doctor.Who.2005.S00E01.The.Christmas.Invasion.720p")
+    assert (parsed.season, parsed.episodes) == (0, (1,))
+
+
+def test_a_daily_show_has_its_air_date() -> None:
+    parsed = parse_release("The.Daily.Show.2023.05.10.1080p.WEB.h264-EDITH")
+    assert parsed.kind == "series"
+    assert parsed.title == "The Daily Show"
+    assert parsed.date == datetime.date(2023, 5, 10)
+    assert parsed.year is None
+
+
+def test_a_complete_series_takes_its_first_year() -> None:
+    assert parse_release("Friends.The.Complete.Series.1994-2004.1080p.BluRay").year == 1994
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "alt_title", "year"),
+    [
+        ("Дюна / Dune (2021) WEB-DL 1080p | Лицензия", "Dune", "Дюна", 2021),
+        (
+            "Дюна / Dune (Дени Вильнёв / Denis Villeneuve) [2021, США, фантастика, WEB-DL 1080p]",
+            "Dune",
+            "Дюна",
+            2021,
+        ),
+        ("Дюна / Dune / 2021 / ДБ, СТ / WEB-DL (1080p)", "Dune", "Дюна", 2021),
+        ("Брат 2 (2000) BDRip 1080p", "Брат 2", None, 2000),
+        (
+            "Бегущий по лезвию 2049 / Blade Runner 2049 (2017)",
+            "Blade Runner 2049",
+            "Бегущий по лезвию 2049",
+            2017,
+        ),
+    ],
+)
+def test_russian_names_prefer_the_latin_title(
+    name: str, title: str, alt_title: str | None, year: int
+) -> None:
+    parsed = parse_release(name)
+    assert (parsed.kind, parsed.title, parsed.alt_title, parsed.year) == (
+        "movie",
+        title,
+        alt_title,
+        year,
+    )
+
+
+def test_russian_season_and_episode_words() -> None:
+    parsed = parse_release("Одни из нас (1 сезон: 1-9 серии из 9) (2023) WEB-DL 1080p | LostFilm")
+    assert (parsed.kind, parsed.title, parsed.season) == ("series", "Одни из нас", 1)
+    assert parsed.episodes == tuple(range(1, 10))
+    parsed = parse_release(
+        "Тьма / Dark / Сезон: 2 / Серии: 1-8 из 8 [2019, Германия, WEB-DL 1080p]"
+    )
+    assert (parsed.title, parsed.alt_title, parsed.year, parsed.season) == ("Dark", "Тьма", 2019, 2)
+    assert parsed.episodes == tuple(range(1, 9))
+
+
+def test_a_bracketed_group_is_not_the_title() -> None:
+    assert parse_release("[SubsPlease] Jujutsu Kaisen - 24 (1080p) [6F0B9E5C].mkv").title == (
+        "Jujutsu Kaisen"
+    )
+    parsed = parse_release(
+        "[AniLibria] Провожающая в последний путь Фрирен / Sousou no Frieren [01-28 из 28]"
+    )
+    assert (parsed.title, parsed.alt_title) == (
+        "Sousou no Frieren",
+        "Провожающая в последний путь Фрирен",
+    )
+
+
+def test_a_file_path_reads_its_season_folder() -> None:
+    parsed = parse_release("Severance/Season 02/03 - Who Is Alive.mkv")
+    assert (parsed.kind, parsed.title, parsed.season, parsed.episodes) == (
+        "series",
+        "Severance",
+        2,
+        (3,),
+    )
+
+
+def test_a_known_kind_is_kept() -> None:
+    assert parse_release("Blade Runner 2049", kind="series").kind == "series"
+    parsed = parse_release("Show/03 - Pilot.mkv", kind="series")
+    assert (parsed.kind, parsed.episodes) == ("series", (3,))
+    assert parse_release("Dune.Part.Two.2024.1080p", kind="movie").title == "Dune Part Two"
+
+
+def test_an_empty_name_is_unknown() -> None:
+    assert parse_release("   ") == Parsed("unknown", None, None, None, ())
+
+
+# --- the cache ------------------------------------------------------------------------------
+
+
+def test_a_repeated_name_does_not_run_guessit_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = recognize_module._run_guessit
+
+    def counting(text: str, options: Mapping[str, object]) -> Any:
+        calls.append(text)
+        return real(text, options)
+
+    monkeypatch.setattr(recognize_module, "_run_guessit", counting)
+    clear_cache()
+    name = "Oppenheimer.2023.1080p.BluRay.x264-SPARKS"
+    first = parse_release(name)
+    after_first = len(calls)
+    assert after_first >= 1
+    assert parse_release(name) == first
+    assert len(calls) == after_first
+    parse_release(name, kind="movie")  # other options: another entry
+    assert len(calls) == after_first + 1
+    files = [TorrentFile("Oppenheimer.2023.1080p/Oppenheimer.2023.1080p.mkv", GB)]
+    recognize(name, files)
+    after_recognize = len(calls)
+    recognize(name, files)
+    assert len(calls) == after_recognize
+
+
+# --- classify_files ---------------------------------------------------------------------------
+
+
+def roles(files: list[TorrentFile]) -> dict[str, str]:
+    return {role.path: role.role for role in classify_files(files)}
+
+
+def test_a_movie_with_a_sample_extras_and_junk() -> None:
+    files = [
+        TorrentFile("Dune.2021/Dune.2021.1080p.mkv", 10 * GB),
+        TorrentFile("Dune.2021/Sample/dune.mkv", 50 * MB),
+        TorrentFile("Dune.2021/dune.2021.sample.mkv", 60 * MB),
+        TorrentFile("Dune.2021/Dune.2021-trailer.mp4", 100 * MB),
+        TorrentFile("Dune.2021/Dune.2021.trailer.1080p.mp4", 100 * MB),
+        TorrentFile("Dune.2021/RARBG.com.mp4", 5 * MB),
+        TorrentFile("Dune.2021/Dune.2021.nfo", 2000),
+        TorrentFile("Dune.2021/Dune.2021.en.srt", 80_000),
+    ]
+    assert roles(files) == {
+        "Dune.2021/Dune.2021.1080p.mkv": "video",
+        "Dune.2021/Sample/dune.mkv": "skip",
+        "Dune.2021/dune.2021.sample.mkv": "skip",
+        "Dune.2021/Dune.2021-trailer.mp4": "skip",
+        "Dune.2021/Dune.2021.trailer.1080p.mp4": "skip",
+        "Dune.2021/RARBG.com.mp4": "skip",
+        "Dune.2021/Dune.2021.nfo": "skip",
+        "Dune.2021/Dune.2021.en.srt": "subtitle",
+    }
+
+
+@pytest.mark.parametrize(
+    "folder",
+    [
+        "Featurettes",
+        "Extras",
+        "Behind The Scenes",
+        "Deleted Scenes",
+        "Trailers",
+        "Interviews",
+        "Shorts",
+        "Sample",
+        "extras",
+    ],
+)
+def test_extras_folders_are_skipped_whatever_their_size(folder: str) -> None:
+    files = [
+        TorrentFile("Movie (2020)/Movie.2020.mkv", 8 * GB),
+        TorrentFile(f"Movie (2020)/{folder}/Long making-of.mkv", 4 * GB),
+        TorrentFile(f"Movie (2020)/{folder}/Long making-of.en.srt", 50_000),
+    ]
+    assert roles(files) == {
+        "Movie (2020)/Movie.2020.mkv": "video",
+        f"Movie (2020)/{folder}/Long making-of.mkv": "skip",
+        f"Movie (2020)/{folder}/Long making-of.en.srt": "skip",
+    }
+    reason = classify_files(files)[1].reason
+    assert folder in reason
+
+
+def test_a_specials_folder_is_not_extras() -> None:
+    files = [
+        TorrentFile("Show/Season 01/Show.S01E01.mkv", GB),
+        TorrentFile("Show/Specials/Show.S00E01.mkv", GB // 2),
+    ]
+    assert set(roles(files).values()) == {"video"}
+
+
+def test_a_short_film_alone_is_a_video() -> None:
+    files = [TorrentFile("Bao (2018)/Bao.2018.1080p.mkv", 150 * MB)]
+    assert classify_files(files) == [FileRole(files[0].path, "video", "video")]
+
+
+def test_a_tiny_video_alone_is_a_video() -> None:
+    assert roles([TorrentFile("clip.mp4", 3 * MB)]) == {"clip.mp4": "video"}
+
+
+def test_a_torrent_folder_named_like_extras_still_has_videos() -> None:
+    files = [TorrentFile("Shorts/Bao.mkv", 150 * MB), TorrentFile("Shorts/Piper.mkv", 200 * MB)]
+    assert set(roles(files).values()) == {"video"}
+
+
+def test_small_episodes_of_a_pack_are_videos() -> None:
+    files = [TorrentFile(f"Show.S01/Show.S01E{i:02}.mkv", GB) for i in range(1, 9)]
+    files.append(TorrentFile("Show.S01/Show.S01E00.Minisode.mkv", 20 * MB))  # 2%
+    files.append(TorrentFile("Show.S01/Show.S01E09.The.Sample.mkv", GB))  # an episode title
+    assert set(roles(files).values()) == {"video"}
+
+
+def test_a_marked_video_is_an_extra_only_when_small_beside_the_main_one() -> None:
+    files = [
+        TorrentFile("Movie/Movie.mkv", 10 * GB),
+        TorrentFile("Movie/Movie.Featurette.mkv", 2 * GB),  # 20%, says featurette
+        TorrentFile("Movie/Movie.Sample.mkv", 6 * GB),  # 60%: not a sample whatever it says
+    ]
+    assert roles(files) == {
+        "Movie/Movie.mkv": "video",
+        "Movie/Movie.Featurette.mkv": "skip",
+        "Movie/Movie.Sample.mkv": "video",
+    }
+
+
+def test_an_unmarked_video_is_kept_unless_tiny() -> None:
+    files = [
+        TorrentFile("Movie/Movie.Part1.mkv", 4 * GB),
+        TorrentFile("Movie/Movie.Part2.mkv", GB),  # 25%
+        TorrentFile("Movie/promo.mp4", 100 * MB),  # 2.4%
+    ]
+    assert roles(files) == {
+        "Movie/Movie.Part1.mkv": "video",
+        "Movie/Movie.Part2.mkv": "video",
+        "Movie/promo.mp4": "skip",
+    }
+
+
+def test_unknown_sizes_skip_nothing_by_size() -> None:
+    files = [TorrentFile("A/a.mkv", 0), TorrentFile("A/b.mkv", 0)]
+    assert set(roles(files).values()) == {"video"}
+
+
+# --- subtitle_language --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "language", "flags"),
+    [
+        ("Movie.ru.srt", "ru", ()),
+        ("Movie.rus.forced.srt", "ru", ("forced",)),
+        ("Subs/2_English.srt", "en", ()),
+        ("Movie.en.sdh.srt", "en", ("sdh",)),
+        ("[Russian].ass", "ru", ()),
+        ("Movie.English.SDH.srt", "en", ("sdh",)),
+        ("Movie.en.hi.srt", "en", ("sdh",)),
+        ("Movie.hi.srt", "hi", ()),
+        ("Movie.eng.forced.default.srt", "en", ("forced", "default")),
+        ("Movie.pt-BR.srt", "pt", ()),
+        ("Movie.zh-Hans.ass", "zh", ()),
+        ("Subs/Rus/Movie.srt", "ru", ()),
+        ("Subs/Show.S01E01/3_Russian.srt", "ru", ()),
+        ("RUS Subs/Forced/Movie.ass", "ru", ("forced",)),
+        ("Movie.Ukr.srt", "uk", ()),
+        ("Movie.Форсированные.srt", None, ("forced",)),
+        ("Movie.srt", None, ()),
+        ("Frieren - 05.ass", None, ()),
+        ("The.It.Crowd.S01E01.srt", None, ()),
+    ],
+)
+def test_subtitle_language(path: str, language: str | None, flags: tuple[str, ...]) -> None:
+    assert subtitle_language(path) == (language, flags)
+
+
+# --- parse_hint ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("это Дюна 2021", Hint(None, "Дюна", 2021)),
+        ("Dune 2021", Hint(None, "Dune", 2021)),
+        ("сериал Тьма 2 сезон", Hint("series", "Тьма", None, season=2)),
+        ("фильм", Hint("movie", None, None)),
+        ("show", Hint("series", None, None)),
+        ("movie Dune", Hint("movie", "Dune", None)),
+        ("Dune (movie)", Hint("movie", "Dune", None)),
+        ("it's the show Dark", Hint("series", "Dark", None)),
+        ("The Truman Show", Hint(None, "The Truman Show", None)),
+        ("Scary Movie", Hint(None, "Scary Movie", None)),
+        ("Очень страшное кино", Hint(None, "Очень страшное кино", None)),
+        ("это фильм Брат 2 1997 года", Hint("movie", "Брат 2", 1997)),
+        ("Дюна фильм 2021", Hint("movie", "Дюна", 2021)),
+        ("Дюна (2021)", Hint(None, "Дюна", 2021)),
+        ("Тьма, 2-й сезон, серия 5", Hint("series", "Тьма", None, season=2, episode=5)),
+        ("Dark S02E05", Hint("series", "Dark", None, season=2, episode=5)),
+        ("season 3", Hint("series", None, None, season=3)),
+        ("2021", Hint(None, None, 2021)),
+        ("Wonder Woman 1984", Hint(None, "Wonder Woman 1984", None)),
+        ("It 2017", Hint(None, "It", 2017)),
+        ("", Hint(None, None, None)),
+    ],
+)
+def test_parse_hint(text: str, hint: Hint) -> None:
+    assert parse_hint(text) == hint
+
+
+# --- recognize ----------------------------------------------------------------------------------
+
+
+PACK = "Breaking.Bad.S02.1080p.BluRay.x264-ROVERS"
+PACK_FILES = [
+    TorrentFile(f"Breaking.Bad.S02.1080p/Breaking.Bad.S02E{i:02}.1080p.mkv", 2 * GB)
+    for i in range(1, 4)
+] + [
+    TorrentFile("Breaking.Bad.S02.1080p/Breaking.Bad.S02E01.1080p.en.srt", 60_000),
+    TorrentFile("Breaking.Bad.S02.1080p/Subs/Breaking.Bad.S02E02.1080p/2_Russian.srt", 60_000),
+    TorrentFile("Breaking.Bad.S02.1080p/Subs/S02E03.rus.forced.srt", 60_000),
+    TorrentFile("Breaking.Bad.S02.1080p/Sample/sample.mkv", 20 * MB),
+]
+
+
+def by_path(files: tuple[RecognizedFile, ...]) -> dict[str, RecognizedFile]:
+    return {f.path.rsplit("/", 1)[-1]: f for f in files}
+
+
+def test_a_season_pack_with_subtitles() -> None:
+    result = recognize(PACK, PACK_FILES)
+    assert (result.kind, result.title, result.year, result.season) == (
+        "series",
+        "Breaking Bad",
+        None,
+        2,
+    )
+    files = by_path(result.files)
+    assert files["Breaking.Bad.S02E01.1080p.mkv"].episodes == (1,)
+    assert files["Breaking.Bad.S02E03.1080p.mkv"].season == 2
+    english = files["Breaking.Bad.S02E01.1080p.en.srt"]
+    assert (english.role, english.video, english.language, english.episodes) == (
+        "subtitle",
+        "Breaking.Bad.S02.1080p/Breaking.Bad.S02E01.1080p.mkv",
+        "en",
+        (1,),
+    )
+    russian = files["2_Russian.srt"]
+    assert (russian.video or "").endswith("S02E02.1080p.mkv")
+    assert russian.language == "ru"
+    forced = files["S02E03.rus.forced.srt"]
+    assert (forced.video or "").endswith("S02E03.1080p.mkv")
+    assert forced.flags == ("forced",)
+    assert files["sample.mkv"].role == "skip"
+    assert [f.path for f in result.files] == [f.path for f in PACK_FILES]
+
+
+def test_a_files_own_numbers_win_over_the_torrent_name() -> None:
+    result = recognize(
+        "Show.S01.1080p",
+        [
+            TorrentFile("Show.S01.1080p/Show.S02E05.mkv", GB),
+            TorrentFile("Show.S01.1080p/Show.E06.mkv", GB),
+        ],
+    )
+    files = by_path(result.files)
+    assert (files["Show.S02E05.mkv"].season, files["Show.S02E05.mkv"].episodes) == (2, (5,))
+    assert (files["Show.E06.mkv"].season, files["Show.E06.mkv"].episodes) == (1, (6,))
+
+
+def test_a_single_file_series_takes_its_episodes_from_the_name() -> None:
+    result = recognize("[SubsPlease] Frieren - 05 (1080p)", [TorrentFile("video.mkv", GB)])
+    assert result.kind == "series"
+    assert result.files[0].episodes == (5,)
+
+
+def test_a_movie_and_its_only_subtitle() -> None:
+    result = recognize(
+        "Дюна / Dune (2021) WEB-DL 1080p",
+        [
+            TorrentFile("Dune.2021/Dune.2021.mkv", 8 * GB),
+            TorrentFile("Dune.2021/Subs/Rus.Full.srt", 90_000),
+        ],
+    )
+    assert (result.kind, result.title, result.alt_title, result.year) == (
+        "movie",
+        "Dune",
+        "Дюна",
+        2021,
+    )
+    subtitle = result.files[1]
+    assert (subtitle.role, subtitle.video, subtitle.language) == (
+        "subtitle",
+        "Dune.2021/Dune.2021.mkv",
+        "ru",
+    )
+    assert result.files[0] == RecognizedFile(
+        "Dune.2021/Dune.2021.mkv", "video", None, (), None, (), reason="video"
+    )
+
+
+def test_a_subtitle_that_matches_no_video_is_skipped() -> None:
+    result = recognize(
+        "Movie.2020.1080p",
+        [
+            TorrentFile("Movie/Part.One.mkv", 4 * GB),
+            TorrentFile("Movie/Part.Two.mkv", 4 * GB),
+            TorrentFile("Movie/English.srt", 50_000),
+        ],
+    )
+    subtitle = result.files[2]
+    assert (subtitle.role, subtitle.video, subtitle.language) == ("skip", None, "en")
+    assert subtitle.reason == "subtitle matches no video"
+
+
+def test_a_hint_wins_over_the_name_and_the_latest_hint_wins_per_field() -> None:
+    result = recognize(
+        "Dune.2021.1080p.WEB-DL",
+        [TorrentFile("Dune.2021.1080p.WEB-DL.mkv", 8 * GB)],
+        hints=["это Дюна 2020", "фильм Дюна Вильнёва", "2021"],
+    )
+    assert result.title == "Дюна Вильнёва"
+    assert result.year == 2021
+    assert result.kind == "movie"
+    assert result.alt_title is None
+    result = recognize(
+        "Dune.2021.1080p.WEB-DL",
+        [TorrentFile("Dune.2021.1080p.WEB-DL.mkv", 8 * GB)],
+        hints=["это Дюна 2020", "Дюна 2021"],
+    )
+    assert (result.title, result.year) == ("Дюна", 2021)
+
+
+def test_a_hint_can_say_it_is_a_series_and_which_season() -> None:
+    result = recognize(
+        "[SubsPlease] Frieren - 30 (1080p)",
+        [TorrentFile("[SubsPlease] Frieren - 30 (1080p).mkv", GB)],
+        hints=["Фрирен 2 сезон"],
+    )
+    assert (result.kind, result.title, result.season) == ("series", "Фрирен", 2)
+    assert (result.files[0].season, result.files[0].episodes) == (2, (30,))
+
+
+def test_an_override_wins_over_a_hint() -> None:
+    result = recognize(
+        "Dune.2021.1080p.WEB-DL",
+        [TorrentFile("Dune.2021.1080p.WEB-DL.mkv", 8 * GB)],
+        hints=["это Дюна 2020"],
+        overrides={"title": "Dune: Part One", "year": "2021"},
+    )
+    assert (result.kind, result.title, result.year) == ("movie", "Dune: Part One", 2021)
+
+
+def test_overrides_kind_season_and_episode_offset() -> None:
+    result = recognize(
+        "[SubsPlease] Frieren - 29 (1080p)",
+        [TorrentFile("[SubsPlease] Frieren - 29 (1080p).mkv", GB)],
+        hints=["3 сезон"],
+        overrides={"kind": "series", "season": "2", "episode_offset": "-28"},
+    )
+    assert (result.kind, result.season) == ("series", 2)
+    assert (result.files[0].season, result.files[0].episodes) == (2, (1,))
+
+
+def test_episode_offset_moves_every_episode_and_its_subtitles() -> None:
+    result = recognize(PACK, PACK_FILES, overrides={"episode_offset": "10"})
+    files = by_path(result.files)
+    assert files["Breaking.Bad.S02E01.1080p.mkv"].episodes == (11,)
+    assert files["Breaking.Bad.S02E03.1080p.mkv"].episodes == (13,)
+    assert files["S02E03.rus.forced.srt"].episodes == (13,)
+
+
+def test_an_override_can_make_a_movie_of_a_series() -> None:
+    result = recognize(PACK, PACK_FILES, overrides={"kind": "movie"})
+    assert (result.kind, result.season) == ("movie", None)
+    assert all(f.season is None and f.episodes == () for f in result.files)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"kind": "anime"},
+        {"year": "soon"},
+        {"season": "-1"},
+        {"episode_offset": "1.5"},
+        {"colour": "blue"},
+        {"episode_offset": "-10"},  # episode 5 would become -5
+    ],
+)
+def test_bad_overrides_are_refused(overrides: dict[str, str]) -> None:
+    with pytest.raises(InvalidInputError):
+        recognize(
+            "Show.S01E05.1080p", [TorrentFile("Show.S01E05.1080p.mkv", GB)], overrides=overrides
+        )
+
+
+def test_a_torrent_name_without_a_kind_takes_it_from_its_files() -> None:
+    result = recognize(
+        "Some Show",
+        [TorrentFile(f"Some Show/Some.Show.S01E{i:02}.mkv", GB) for i in range(1, 4)],
+    )
+    assert result.kind == "series"
+    assert [f.episodes for f in result.files] == [(1,), (2,), (3,)]

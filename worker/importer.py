@@ -1,0 +1,274 @@
+"""Import: a complete download becomes files in the Jellyfin library.
+
+``importing`` downloads are recognized (once) and laid out as a batch: every
+(source, target) is planned in one transaction, then each file is linked and
+its row marked, so an interrupted batch is finished by running again. A relink
+undoes the previous batch first (only links that are still ours). Uncertain
+recognition or a conflict at a target -> ``review``; a refused cross-device
+hardlink -> ``failed``; success -> ``done``. These changes are announced in
+the chat through the outbox.
+"""
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+from core import clock
+from core.config import LibrarySettings
+from core.errors import ExternalError
+from core.ids import Id
+from core.models import Download, SnapshotChange, Transition
+from core.naming import DuplicateTargetError, LibraryFile, Title, folder_name, plan_targets
+from core.states import State
+from jellybit.logs import Logger, get_logger
+from store import Store
+from store.recognition import FileLink, StoredCandidate, StoredRecognition
+from worker.jellyfin import JellyfinClient
+from worker.layout import (
+    CrossDeviceError,
+    EscapeError,
+    LayoutError,
+    Linked,
+    check_target,
+    link,
+    resolve_source,
+    unlink_if_ours,
+)
+from worker.pacing import sleep_until
+from worker.recognition import Recognizer
+
+TICK = 5.0
+MAX_WAIT = 300.0
+
+
+class Importer:
+    def __init__(
+        self,
+        store: Store,
+        recognizer: Recognizer,
+        library: LibrarySettings,
+        jellyfin: JellyfinClient,
+    ) -> None:
+        self.wake = asyncio.Event()
+        self._store = store
+        self._recognizer = recognizer
+        self._library = library
+        self._jellyfin = jellyfin
+        self._not_before: dict[Id, float] = {}  # waiting for TMDB or qBittorrent: backoff
+        self._failures: dict[Id, int] = {}
+        self._refresh_pending: list[str] = []
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                await self.tick()
+            except Exception:
+                get_logger().exception("import.tick_failed")
+            await sleep_until(TICK, stop, self.wake)
+            self.wake.clear()
+
+    async def tick(self) -> None:
+        for download in await self._store.tracking.list_in_states({State.IMPORTING}):
+            if clock.monotonic() >= self._not_before.get(download.id, 0.0):
+                await self.process(download)
+        await self._refresh_jellyfin([])
+
+    async def process(self, download: Download) -> None:
+        log = get_logger(download_id=download.id)
+        recognition = await self._store.recognitions.current(download.id)
+        if recognition is None or recognition.status == "waiting":
+            try:
+                outcome = await self._recognizer.recognize(download, log)
+            except ExternalError as error:
+                await self._wait(download, recognition, f"{error}; retrying", log)
+                return
+            self._failures.pop(download.id, None)
+            if outcome.status != "auto":
+                await self._move(download, State.REVIEW, outcome.reason or "pick the title")
+                return
+            recognition = await self._store.recognitions.current(download.id)
+        assert recognition is not None
+        chosen = recognition.chosen()
+        if chosen is None:
+            await self._move(download, State.REVIEW, recognition.reason or "pick the title")
+            return
+        await self._lay_out(download, recognition, chosen, log.bind(recognition_id=recognition.id))
+
+    async def _wait(
+        self, download: Download, recognition: StoredRecognition | None, reason: str, log: Logger
+    ) -> None:
+        """An external system is down: wait visibly, try again later, never guess."""
+        failures = self._failures.get(download.id, 0) + 1
+        self._failures[download.id] = failures
+        self._not_before[download.id] = clock.monotonic() + min(5.0 * 2**failures, MAX_WAIT)
+        if recognition is None:
+            await self._store.recognitions.save(
+                download.id, kind="unknown", title=None, year=None, season=None,
+                status="waiting", reason=reason, files=[], candidates=[],
+            )  # fmt: skip
+        else:
+            await self._store.recognitions.set_status(recognition.id, "waiting", reason)
+        log.warning("import.waiting", reason=reason, attempt=failures)
+
+    async def _lay_out(
+        self,
+        download: Download,
+        recognition: StoredRecognition,
+        chosen: StoredCandidate,
+        log: Logger,
+    ) -> None:
+        title = _title(chosen)
+        rows = await self._batch(download, recognition, title, log)
+        if rows is None:
+            return
+        log = log.bind(batch_id=rows[0].batch_id if rows else None)
+        try:
+            linked = [await self._link(download, row) for row in rows if row.linked_at is None]
+        except CrossDeviceError as error:
+            await self._abandon(download, State.FAILED, str(error), log)
+            return
+        except LayoutError as error:  # a conflict, an escape: the person decides
+            await self._abandon(download, State.REVIEW, str(error), log)
+            return
+        methods = {entry.method for entry in linked} | {r.method for r in rows if r.method}
+        targets = [row.target_path for row in rows]
+        log.info("import.done", files=len(rows), methods=sorted(methods))
+        await self._refresh_jellyfin(targets)
+        await self._move(download, State.DONE, _summary(title, methods, self._library.link_mode))
+
+    async def _batch(
+        self, download: Download, recognition: StoredRecognition, title: Title, log: Logger
+    ) -> list[FileLink] | None:
+        """The batch to apply: an unfinished one (a crash midway) is finished;
+        otherwise the previous one is undone (relink) and a new one planned."""
+        links = await self._store.recognitions.links(download.id)
+        batches = {row.batch_id for row in links if row.linked_at is None}
+        if batches:
+            batch = min(batches)
+            return [row for row in links if row.batch_id == batch]
+        await self._undo(links, log)
+        files = [
+            LibraryFile(
+                source=f.path,
+                role="video" if f.role == "video" else "subtitle",
+                season=f.season,
+                episodes=f.episodes,
+                language=f.language,
+                flags=f.flags,
+            )
+            for f in recognition.files
+            if f.role in ("video", "subtitle")
+        ]
+        try:
+            targets = plan_targets(
+                title, files, movies=self._library.movies, shows=self._library.shows
+            )
+        except DuplicateTargetError as error:
+            await self._move(download, State.REVIEW, str(error))
+            return None
+        batch = await self._store.recognitions.plan_batch(
+            download.id, [(source, str(target)) for source, target in targets.items()]
+        )
+        return [
+            row
+            for row in await self._store.recognitions.links(download.id)
+            if row.batch_id == batch
+        ]
+
+    async def _link(self, download: Download, row: FileLink) -> Linked:
+        target = Path(row.target_path)
+        linked = await asyncio.to_thread(
+            _link_one,
+            Path(download.save_path or ""),
+            Path(download.content_path or download.save_path or ""),
+            row.source_path,
+            self._root_of(target),
+            target,
+            self._library,
+        )
+        await self._store.recognitions.mark_linked(
+            row.id, method=linked.method, inode=linked.inode, device=linked.device
+        )
+        return linked
+
+    async def _abandon(self, download: Download, to_state: State, reason: str, log: Logger) -> None:
+        """A batch that cannot complete is undone: nothing half-applied stays."""
+        await self._undo(await self._store.recognitions.links(download.id), log)
+        log.warning("import.abandoned", reason=reason)
+        await self._move(download, to_state, reason)
+
+    async def _undo(self, links: Sequence[FileLink], log: Logger) -> None:
+        for row in links:
+            if row.inode is not None and row.device is not None:
+                target = Path(row.target_path)
+                await asyncio.to_thread(
+                    unlink_if_ours, target, row.inode, row.device, self._root_of(target)
+                )
+        if links:
+            await self._store.recognitions.mark_removed([row.id for row in links])
+            log.info("import.undone", links=len(links))
+
+    def _root_of(self, target: Path) -> Path:
+        shows = self._library.shows
+        return shows if target.is_relative_to(shows) else self._library.movies
+
+    async def _move(self, download: Download, to_state: State, reason: str) -> None:
+        move = Transition(State.IMPORTING, to_state, reason)
+        for _ in await self._store.tracking.apply_changes([SnapshotChange(download.id, {}, move)]):
+            get_logger(download_id=download.id).info(
+                "download.state_changed",
+                from_state=State.IMPORTING,
+                to_state=to_state,
+                reason=reason,
+            )
+
+    async def _refresh_jellyfin(self, paths: list[str]) -> None:
+        """Tell Jellyfin about new files; a failure is retried on the next tick and
+        never fails the import."""
+        if not self._jellyfin.enabled:
+            return
+        self._refresh_pending.extend(paths)
+        if not self._refresh_pending:
+            return
+        try:
+            await self._jellyfin.media_updated(self._refresh_pending)
+            self._refresh_pending = []
+        except ExternalError as error:
+            get_logger().warning("jellyfin.refresh_delayed", reason=str(error))
+
+
+def _title(chosen: StoredCandidate) -> Title:
+    tmdb_id = int(chosen.provider_id) if chosen.provider == "tmdb" and chosen.provider_id else None
+    if chosen.kind == "series":
+        return Title(kind="series", title=chosen.title, year=chosen.year, tmdb_id=tmdb_id)
+    return Title(kind="movie", title=chosen.title, year=chosen.year, tmdb_id=tmdb_id)
+
+
+def _summary(title: Title, methods: set[str], mode: str) -> str:
+    """Where it went; a hardlink that became a copy is said, never silent."""
+    text = folder_name(title)
+    if mode == "hardlink" and "copy" in methods:
+        text += " (copied: the library is on another file system than the downloads)"
+    return text
+
+
+def _link_one(
+    save_path: Path,
+    content: Path,
+    source: str,
+    root: Path,
+    target: Path,
+    library: LibrarySettings,
+) -> Linked:
+    """Both ends checked, then linked (in a thread: file system calls block).
+    The source must be inside the download's content, the target inside its root."""
+    resolved = resolve_source(save_path, source)
+    inside = content.resolve()
+    if resolved != inside and not resolved.is_relative_to(inside):
+        raise EscapeError(f"{source} is outside the download's content")
+    return link(
+        resolved,
+        check_target(root, target),
+        mode=library.link_mode,
+        cross_device=library.cross_device,
+    )
