@@ -925,6 +925,11 @@ def recognize(
         path: _natural_numbers(parses[path], base, single=single) if kind == "series" else None
         for path in videos
     }
+    if kind == "series" and season is None:
+        # "Some Show/Some.Show.S01E01.mkv …": the season every file agrees on.
+        seasons = {numbers[0] for numbers in natural.values() if numbers is not None}
+        if len(seasons) == 1:
+            season = seasons.pop()
     recognized = {
         path: _video_file(path, natural[path], parses[path].date or base.date, hint, fixed, single)
         for path in videos

@@ -698,5 +698,5 @@ def test_a_torrent_name_without_a_kind_takes_it_from_its_files() -> None:
         "Some Show",
         [TorrentFile(f"Some Show/Some.Show.S01E{i:02}.mkv", GB) for i in range(1, 4)],
     )
-    assert result.kind == "series"
+    assert (result.kind, result.title, result.season) == ("series", "Some Show", 1)
     assert [f.episodes for f in result.files] == [(1,), (2,), (3,)]

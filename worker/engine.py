@@ -66,3 +66,4 @@ class Engine:
             if self.tmdb is not None:
                 await self.tmdb.close()
             await self.jellyfin.close()
+            await self.importer.close()

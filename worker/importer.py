@@ -58,6 +58,9 @@ class Importer:
         self._failures: dict[Id, int] = {}
         self._refresh_pending: list[str] = []
 
+    async def close(self) -> None:
+        await self._recognizer.close()
+
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
@@ -100,7 +103,7 @@ class Importer:
         """An external system is down: wait visibly, try again later, never guess."""
         failures = self._failures.get(download.id, 0) + 1
         self._failures[download.id] = failures
-        self._not_before[download.id] = clock.monotonic() + min(5.0 * 2**failures, MAX_WAIT)
+        self._not_before[download.id] = clock.monotonic() + min(2.0 * 2 ** (failures - 1), MAX_WAIT)
         if recognition is None:
             await self._store.recognitions.save(
                 download.id, kind="unknown", title=None, year=None, season=None,

@@ -280,3 +280,48 @@ async def test_tmdb_auto_accepts_and_jellyfin_hears_about_it(
 
 async def _heard(jellyfin: FakeJellyfin) -> bool:
     return bool(jellyfin.calls)
+
+
+async def test_tmdb_ambiguity_goes_to_review_and_an_outage_waits_visibly(
+    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    async with FakeTmdb() as tmdb:
+        metadata = MetadataSettings(
+            provider="tmdb", tmdb_api_key=tmdb.api_key, tmdb_base=tmdb.base_url, language="en-US"
+        )
+        running, stop, task = await start(qbt, tmp_path, metadata=metadata)
+        try:
+            ambiguous = torrent_of(tmp_path, seeder, "Dune.1080p.WEB-DL", ["Dune.1080p.WEB-DL.mkv"])
+            review = await download_and_wait(running, ambiguous, seeder, State.REVIEW)
+            recognition = await running.store.recognitions.current(review.id)
+            assert recognition is not None
+            assert recognition.status == "needs_review"
+            assert {c.year for c in recognition.candidates} >= {1984, 2021}
+            assert recognition.chosen() is None
+
+            tmdb.set_down(True)
+            made = torrent_of(tmp_path, seeder, "Dune.2021.1080p.WEB-DL", MOVIE_FILES[:1])
+            result = await running.engine.ingest.magnet(
+                magnet_for(made, peer=peer_of(seeder)), source="telegram"
+            )
+            assert isinstance(result, Created)
+            waiting = await eventually(
+                lambda: _waiting(running, result.download.id), within=40, what="waiting for TMDB"
+            )
+            assert "retrying" in (waiting.reason or "")
+            assert (await running.store.downloads.get_download(result.download.id)).state == (
+                State.IMPORTING
+            )
+            tmdb.set_down(False)
+            await eventually(
+                lambda: _in_state(running, result.download.id, State.DONE), within=30, what="done"
+            )
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, timeout=10)
+            await running.store.close()
+
+
+async def _waiting(running: Running, download_id: str) -> Any:
+    recognition = await running.store.recognitions.current(download_id)  # type: ignore[arg-type]
+    return recognition if recognition is not None and recognition.status == "waiting" else None
