@@ -4,8 +4,9 @@ Files come from qBittorrent; names are parsed with guessit in a worker PROCESS:
 it is CPU-bound, and in a thread its long regular-expression calls hold the GIL
 (the loop lagged ~90 ms during a 200-file season; bench/import_bench.py);
 hints and overrides win over parsing; candidates come from TMDB (or, with
-``provider = "none"``, the parsed name is the only one). The top candidate is accepted only when it is clearly ahead;
-otherwise the person picks on the review page.
+``provider = "none"``, the parsed name is the only one). The top candidate is
+accepted only when it is clearly ahead; otherwise the person picks on the
+review page.
 """
 
 import asyncio
