@@ -272,6 +272,10 @@ async def test_tmdb_auto_accepts_and_jellyfin_hears_about_it(
             folder = next((tmp_path / "library" / "movies").iterdir())
             assert folder.name.startswith("Dune (2021) [tmdbid-")
             await eventually(lambda: _heard(jellyfin), within=10, what="Jellyfin refresh")
+            video = folder / f"{folder.name}.mkv"
+            assert jellyfin.updated_paths == [str(video)]
+            header = jellyfin.calls[-1].headers["Authorization"]
+            assert header == f'MediaBrowser Token="{jellyfin.api_key}"'
         finally:
             stop.set()
             await asyncio.wait_for(task, timeout=10)
