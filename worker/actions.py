@@ -8,7 +8,7 @@ qBittorrent refuses.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.errors import ExternalError, InvalidTransitionError, RejectedError
+from core.errors import ExternalError, InvalidTransitionError, NotFoundError, RejectedError
 from core.ids import Id
 from core.live import Torrent, is_broken, is_complete
 from core.models import Download
@@ -79,6 +79,27 @@ class Actions:
         log.info("download.retried", queued=added.outcome == "queued")
         current = await self._store.downloads.get_download(download.id)
         return RetryResult(current, queued=added.outcome == "queued")
+
+    async def decide(self, download_id: Id, candidate_id: Id) -> Download:
+        """The person picked a title (the review page): a download in review is
+        laid out with it, a done one is relinked with it."""
+        download = await self._store.downloads.get_download(download_id)
+        if download.state not in (State.REVIEW, State.DONE):
+            raise InvalidTransitionError(download.id, download.state, State.IMPORTING)
+        recognition = await self._store.recognitions.current(download.id)
+        if recognition is None:
+            raise NotFoundError("recognition of download", download.id)
+        await self._store.recognitions.choose(recognition.id, candidate_id)
+        for_download(download.id).info(
+            "download.title_chosen", recognition_id=recognition.id, candidate_id=candidate_id
+        )
+        if download.state == State.DONE:
+            return await self.relink(download.id)
+        chosen = await self._store.downloads.set_state(
+            download.id, State.IMPORTING, reason="title chosen", from_states={State.REVIEW}
+        )
+        self._wake_importer()
+        return chosen
 
     async def relink(self, download_id: Id) -> Download:
         """done -> importing (guarded): the layout is applied again with the

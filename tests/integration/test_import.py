@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from core.config import JellyfinSettings, MetadataSettings
+from core.errors import NotFoundError
+from core.ids import new_id
 from core.models import Download
 from core.states import State
 from store import Store
@@ -302,6 +304,15 @@ async def test_tmdb_ambiguity_goes_to_review_and_an_outage_waits_visibly(
             assert recognition.status == "needs_review"
             assert {c.year for c in recognition.candidates} >= {1984, 2021}
             assert recognition.chosen() is None
+            with pytest.raises(NotFoundError):  # a candidate of nothing here changes nothing
+                await running.engine.actions.decide(review.id, new_id())
+            pick = next(c for c in recognition.candidates if c.year == 1984)
+            await running.engine.actions.decide(review.id, pick.id)
+            await eventually(
+                lambda: _in_state(running, review.id, State.DONE), within=20, what="laid out"
+            )
+            folder = next((tmp_path / "library" / "movies").iterdir())
+            assert folder.name.startswith("Dune (1984) [tmdbid-")
 
             tmdb.set_down(True)
             made = torrent_of(tmp_path, seeder, "Dune.2021.1080p.WEB-DL", MOVIE_FILES[:1])
