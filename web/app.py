@@ -1,13 +1,56 @@
-"""The aiohttp application that ``jellybit run`` serves on ``web.listen``."""
+"""The aiohttp application that ``jellybit run`` serves on ``web.listen``:
+the pages the bot links to, the JSON API (a sub-app under ``/api``), health,
+and in webhook mode the Telegram webhook (mounted by the composition root)."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from aiohttp import web
 
+from core.config import Settings
+from jellybit.i18n import I18n
+from store import Store
+from worker.engine import Engine
 
-async def healthz(_request: web.Request) -> web.Response:
-    return web.json_response({"ok": True})
+
+@dataclass(frozen=True)
+class WebDeps:
+    """What the handlers use; built by the composition root, no globals."""
+
+    store: Store
+    engine: Engine
+    i18n: I18n
+    settings: Settings
+    secret: bytes  # signs bot links, sessions and CSRF tokens
+    last_poll_age: Callable[[], float | None] = lambda: None  # seconds since qBittorrent answered
 
 
-def build_web_app() -> web.Application:
-    app = web.Application(client_max_size=2 * 1024 * 1024)
+DEPS = web.AppKey("deps", WebDeps)
+Setup = Callable[[web.Application], None]
+
+
+async def healthz(request: web.Request) -> web.Response:
+    deps = request.app.get(DEPS)
+    if deps is None:
+        return web.json_response({"ok": True})
+    try:
+        await deps.store.downloads.list_downloads(limit=1)
+        database = True
+    except Exception:  # any failure here is what the monitor must see
+        database = False
+    age = deps.last_poll_age()
+    body = {"ok": database, "database": database, "qbittorrent_last_poll_age_s": age}
+    return web.json_response(body, status=200 if database else 503)
+
+
+def build_web_app(deps: WebDeps | None = None, *parts: Setup) -> web.Application:
+    """The root application; ``parts`` add the pages and the API (web/pages.py,
+    web/api.py) when they exist."""
+    app = web.Application(client_max_size=12 * 1024 * 1024)  # .torrent uploads: 10 MiB
+    if deps is not None:
+        app[DEPS] = deps
     app.router.add_get("/healthz", healthz)
+    for part in parts:
+        part(app)
     return app
+
