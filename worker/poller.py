@@ -55,6 +55,7 @@ class Poller:
         self._settings = settings
         self._full_every = full_resync_every
         self._last_full = -float("inf")
+        self._last_answer: float | None = None
         self._resync_now = False
         self._tick_lock = asyncio.Lock()
         self._log = get_logger()
@@ -87,12 +88,17 @@ class Poller:
         async with self._tick_lock:
             full = self._resync_now or clock.monotonic() - self._last_full >= self._full_every
             answer = await self._qbt.sync(0 if full else self.live.rid)
+            self._last_answer = clock.monotonic()
             result = self.live.apply(answer)
             if result.full:
                 self._last_full = clock.monotonic()
                 self._resync_now = False
             await self._follow(result)
             return result
+
+    def last_answer_age(self) -> float | None:
+        """Seconds since qBittorrent last answered a sync (health); None: never."""
+        return None if self._last_answer is None else clock.monotonic() - self._last_answer
 
     async def find_torrent(self, hashes: Iterable[str]) -> tuple[str, Torrent] | None:
         """The torrent of these hashes as qBittorrent has it now (a fresh tick first)."""
