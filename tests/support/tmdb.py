@@ -31,18 +31,17 @@ answered (None when the connection was dropped).
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import contextlib
 import json
 import re
 import secrets
-import time
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
 from aiohttp import web
+
+from tests.support.http_fake import Call as Call
+from tests.support.http_fake import HttpFake
 
 Json = dict[str, Any]
 TmdbKind = Literal["movie", "tv"]
@@ -332,24 +331,6 @@ CATALOGUE: tuple[Entry, ...] = (
 )
 
 
-@dataclass
-class Call:
-    """One request: ``at`` is ``time.monotonic()`` on arrival; ``status`` None if dropped."""
-
-    method: str
-    path: str  # after /3, e.g. "/search/movie"
-    params: dict[str, str]
-    headers: dict[str, str]
-    at: float
-    status: int | None = None
-
-
-@dataclass
-class _Fault:
-    status: int
-    retry_after: float | str | None
-
-
 def _token(text: str) -> str:
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
@@ -372,72 +353,22 @@ def _words(text: str) -> str:
 
 
 @dataclass
-class FakeTmdb:
+class FakeTmdb(HttpFake):
+    prefix = "/3"
+
     api_key: str = field(default_factory=lambda: secrets.token_hex(16))
     read_token: str = field(default_factory=make_read_token)
     catalogue: list[Entry] = field(default_factory=lambda: list(CATALOGUE))
-    calls: list[Call] = field(default_factory=list)
-    _faults: list[_Fault] = field(default_factory=list, repr=False)
-    _down: bool = field(default=False, repr=False)
-    _delay: float = field(default=0.0, repr=False)
-    _stopping: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
-    _runner: web.AppRunner | None = field(default=None, repr=False)
-    _port: int | None = field(default=None, repr=False)
 
-    # ---- lifecycle ----------------------------------------------------------------------
-    async def start(self) -> None:
-        app = web.Application()
+    def _routes(self, app: web.Application) -> None:
         app.router.add_get("/3/search/{kind}", self._search)
         app.router.add_get(r"/3/{kind}/{id}", self._details)
         app.router.add_route("*", "/{tail:.*}", self._unknown)
-        self._stopping.clear()
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self._port = self._runner.addresses[0][1]
-
-    async def stop(self) -> None:
-        self._stopping.set()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop()
 
     @property
     def base_url(self) -> str:
         """What ``metadata.tmdb_base`` should be: ``http://127.0.0.1:PORT/3``."""
-        assert self._port is not None, "FakeTmdb is not started"
-        return f"http://127.0.0.1:{self._port}/3"
-
-    # ---- control ------------------------------------------------------------------------
-    def fail_next(
-        self, status: int, retry_after: float | str | None = None, times: int = 1
-    ) -> None:
-        """Answer the next ``times`` requests with TMDB's error for ``status``."""
-        self._faults += [_Fault(status, retry_after)] * times
-
-    def set_down(self, down: bool = True) -> None:
-        """While down, every request gets its connection closed without an answer."""
-        self._down = down
-
-    def set_delay(self, seconds: float) -> None:
-        """Hold every answer ``seconds`` long (0 = answer at once)."""
-        self._delay = seconds
-
-    def calls_to(self, path: str) -> list[Call]:
-        return [call for call in self.calls if call.path == path]
+        return f"{self._origin}/3"
 
     # ---- handlers -----------------------------------------------------------------------
     async def _search(self, request: web.Request) -> web.StreamResponse:
@@ -504,52 +435,19 @@ class FakeTmdb:
             return early
         return self._answer(call, NOT_FOUND, 404)
 
-    async def _begin(self, request: web.Request) -> tuple[Call, web.StreamResponse | None]:
-        """Log the call; an early answer for outages, faults and bad credentials."""
-        call = Call(
-            method=request.method,
-            path=request.path.removeprefix("/3"),
-            params=dict(request.query),
-            headers=dict(request.headers),
-            at=time.monotonic(),
+    def _fault_body(self, status: int) -> Json:
+        return _ERRORS.get(
+            status, {"status_code": 0, "status_message": f"HTTP {status}", "success": False}
         )
-        self.calls.append(call)
-        if self._delay:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), self._delay)
-        if self._down or self._stopping.is_set():
-            if request.transport is not None:
-                request.transport.close()
-            return call, web.Response(status=503)  # never reaches the client
-        if self._faults:
-            fault = self._faults.pop(0)
-            body = _ERRORS.get(
-                fault.status,
-                {"status_code": 0, "status_message": f"HTTP {fault.status}", "success": False},
-            )
-            headers = {} if fault.retry_after is None else {"Retry-After": str(fault.retry_after)}
-            return call, self._answer(call, body, fault.status, headers)
-        if not self._authorized(request):
-            return call, self._answer(call, INVALID_KEY, 401)
-        return call, None
+
+    def _unauthorized(self, call: Call) -> web.Response:
+        return self._answer(call, INVALID_KEY, 401)
 
     def _authorized(self, request: web.Request) -> bool:
         if secrets.compare_digest(request.query.get("api_key", ""), self.api_key):
             return True
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
         return scheme.lower() == "bearer" and secrets.compare_digest(token.strip(), self.read_token)
-
-    def _answer(
-        self,
-        call: Call,
-        body: Json,
-        status: int = 200,
-        headers: dict[str, str] | None = None,
-    ) -> web.Response:
-        call.status = status
-        return web.json_response(
-            body, status=status, headers=headers, dumps=lambda o: json.dumps(o, ensure_ascii=False)
-        )
 
     # ---- shapes -------------------------------------------------------------------------
     @staticmethod
