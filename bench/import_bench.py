@@ -1,8 +1,8 @@
 """Import benchmark: a 200-file season recognized and laid out, for real.
 
 A seeder serves a season of 200 small episode files; jellybit downloads it
-through a real qbittorrent-nox, recognizes it (guessit in a thread) and
-hardlinks every file into the library. Reports the wall time from complete to
+through a real qbittorrent-nox, recognizes it (guessit in a worker process)
+and hardlinks every file into the library. Reports the wall time from complete to
 done, the worst event-loop lag meanwhile (a 10 ms ticker), and guessit's time
 per name without and with the cache (baseline: the cold call).
 Target: loop lag < 50 ms.

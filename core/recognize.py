@@ -7,8 +7,9 @@ name, ``parse_hint`` reads what a person wrote, and ``recognize`` puts it all
 together with the hints and overrides of a download.
 
 Everything here is pure. A guessit call is CPU-bound (tens of milliseconds), so
-callers run ``parse_release`` and ``recognize`` in a thread; results of guessit
-are kept in an LRU cache per (text, options), so a name seen before is free.
+callers run ``parse_release`` and ``recognize`` off the event loop (jellybit
+uses a worker process); results of guessit are kept in an LRU cache per
+(text, options), so a name seen before is free.
 """
 
 import datetime

@@ -7,7 +7,7 @@ ALTER TABLE recognition ADD COLUMN reason TEXT;
 -- The files of the torrent as recognized: what each is and where it goes.
 CREATE TABLE recognition_file (
     recognition_id  TEXT    NOT NULL REFERENCES recognition (id) ON DELETE CASCADE,
-    path            TEXT    NOT NULL,  -- relative to the download's content root
+    path            TEXT    NOT NULL,  -- as qBittorrent lists it: relative to the save path
     role            TEXT    NOT NULL,  -- video | subtitle
     size            INTEGER NOT NULL,
     season          INTEGER,
@@ -28,3 +28,7 @@ ALTER TABLE file_link ADD COLUMN method TEXT;          -- hardlink | symlink | c
 ALTER TABLE file_link ADD COLUMN inode INTEGER;        -- of the target, when linked
 ALTER TABLE file_link ADD COLUMN device INTEGER;
 ALTER TABLE file_link ADD COLUMN linked_at TEXT;       -- NULL: planned, not yet done
+
+-- Links made before this version were applied: they are not an unfinished batch.
+-- (Their inode is unknown, so a relink never removes them: they stay, safely.)
+UPDATE file_link SET linked_at = created_at WHERE removed_at IS NULL;

@@ -43,7 +43,9 @@ class Engine:
         qbt = QbtClient(settings)
         adder = TorrentAdder(store, qbt)
         poller = Poller(store, qbt, adder, settings, full_resync_every=full_resync_every)
-        tmdb = TmdbClient(metadata) if metadata.provider == "tmdb" else None
+        # No key: the parsed name is the only candidate (as with provider "none").
+        use_tmdb = metadata.provider == "tmdb" and bool(metadata.tmdb_api_key)
+        tmdb = TmdbClient(metadata) if use_tmdb else None
         jellyfin_client = JellyfinClient(jellyfin or JellyfinSettings())
         recognizer = Recognizer(store, qbt, poller, metadata, tmdb)
         importer = Importer(store, recognizer, library or LibrarySettings(), jellyfin_client)

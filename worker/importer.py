@@ -72,8 +72,13 @@ class Importer:
 
     async def tick(self) -> None:
         for download in await self._store.tracking.list_in_states({State.IMPORTING}):
-            if clock.monotonic() >= self._not_before.get(download.id, 0.0):
+            if clock.monotonic() < self._not_before.get(download.id, 0.0):
+                continue
+            try:
                 await self.process(download)
+            except Exception:  # one broken download must not hold back the others
+                get_logger(download_id=download.id).exception("import.failed_unexpectedly")
+                self._not_before[download.id] = clock.monotonic() + MAX_WAIT
         await self._refresh_jellyfin([])
 
     async def process(self, download: Download) -> None:
@@ -123,6 +128,11 @@ class Importer:
         title = _title(chosen)
         rows = await self._batch(download, recognition, title, log)
         if rows is None:
+            return
+        if not rows:
+            await self._move(
+                download, State.REVIEW, "nothing to put in the library: no video files"
+            )
             return
         log = log.bind(batch_id=rows[0].batch_id if rows else None)
         try:
