@@ -119,6 +119,8 @@ def test_chain_keeps_links_order_and_hashes(legacy_db: Path) -> None:
 
     assert query(legacy_db, "PRAGMA user_version") == [(latest_version(),)]
     assert query(legacy_db, "PRAGMA foreign_key_check") == []
+    # links of the legacy system were applied: not an unfinished batch
+    assert query(legacy_db, "SELECT count(*) FROM file_link WHERE linked_at IS NULL") == [(0,)]
     columns = {row[1] for row in query(legacy_db, "PRAGMA table_info(download)")}
     assert "infohash" not in columns
     assert "idempotency_key" not in columns
