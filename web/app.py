@@ -53,4 +53,3 @@ def build_web_app(deps: WebDeps | None = None, *parts: Setup) -> web.Application
     for part in parts:
         part(app)
     return app
-
