@@ -215,37 +215,46 @@ async def reconsider(running: Running, download: Download) -> None:
 
 
 async def test_a_batch_interrupted_midway_is_finished_without_duplicates(
-    importing: Running, seeder: QbtInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The process dies after one file of a batch; a new one finishes the batch."""
     real = importer_module._link_one
     calls = 0
 
-    def crash_after_one(*args: Any) -> Any:
+    def die_after_one(*args: Any) -> Any:
         nonlocal calls
         calls += 1
         if calls == 2:
             raise RuntimeError("power cut")
         return real(*args)
 
-    monkeypatch.setattr(importer_module, "_link_one", crash_after_one)
+    monkeypatch.setattr(importer_module, "_link_one", die_after_one)
+    running, stop, task = await start(qbt, tmp_path)
     made = torrent_of(tmp_path, seeder, "Show.Name.S01.1080p.WEB", SEASON_FILES)
-    result = await importing.engine.ingest.magnet(
+    result = await running.engine.ingest.magnet(
         magnet_for(made, peer=peer_of(seeder)), source="telegram"
     )
     assert isinstance(result, Created)
-    await eventually(
-        lambda: _crashed(importing, result.download.id), within=40, what="half a batch"
-    )
+    await eventually(lambda: _crashed(running, result.download.id), within=40, what="half a batch")
+    stop.set()  # the "dead" process is gone ...
+    await asyncio.wait_for(task, timeout=10)
+    await running.store.close()
     monkeypatch.setattr(importer_module, "_link_one", real)
-    importing.engine.importer.wake.set()
-    done = await eventually(
-        lambda: _in_state(importing, result.download.id, State.DONE), within=20, what="done"
-    )
-    links = await importing.store.recognitions.links(done.id)
-    assert len(links) == 3
-    assert len({row.batch_id for row in links}) == 1
-    season = tmp_path / "library" / "shows" / "Show Name" / "Season 01"
-    assert len(list(season.iterdir())) == 3
+
+    running, stop, task = await start(qbt, tmp_path)  # ... and a new one starts
+    try:
+        done = await eventually(
+            lambda: _in_state(running, result.download.id, State.DONE), within=20, what="done"
+        )
+        links = await running.store.recognitions.links(done.id)
+        assert len(links) == 3
+        assert len({row.batch_id for row in links}) == 1
+        season = tmp_path / "library" / "shows" / "Show Name" / "Season 01"
+        assert len(list(season.iterdir())) == 3
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=10)
+        await running.store.close()
 
 
 async def _crashed(running: Running, download_id: str) -> bool:
