@@ -12,7 +12,8 @@ from jellybit.i18n import I18n
 from jellybit.logs import get_logger
 from jellybit.secrets import web_secret
 from store import Store
-from web.app import build_web_app
+from web import api, pages
+from web.app import WebDeps, build_web_app
 from worker.engine import Engine
 
 
@@ -35,7 +36,15 @@ async def run_application(settings: Settings) -> int:
     i18n = I18n(settings.general.language)
     links = Links(settings.web.public_url, secret)
     telegram = TelegramFrontDoor.build(settings.telegram, store, engine, i18n, links)
-    app = build_web_app()
+    deps = WebDeps(
+        store=store,
+        engine=engine,
+        i18n=i18n,
+        settings=settings,
+        secret=secret,
+        last_poll_age=engine.poller.last_answer_age,
+    )
+    app = build_web_app(deps, pages.setup, api.setup)
     if settings.telegram.mode == "webhook":
         telegram.mount_webhook(app, secret)
     runner = web.AppRunner(app, access_log=None)
