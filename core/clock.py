@@ -4,10 +4,12 @@ Stored timestamps are RFC 3339 UTC with a ``Z`` suffix at second precision:
 fixed width, so TEXT order equals time order in SQLite.
 """
 
+import re
 import time
 from datetime import UTC, datetime
 
 RFC3339 = "%Y-%m-%dT%H:%M:%SZ"
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 # What SQLite's datetime('now') wrote before the identity change.
 _LEGACY_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S.%f")
 
@@ -41,7 +43,10 @@ def format_time(moment: datetime) -> str:
 
 def parse_time(text: str) -> datetime:
     """Parse a stored timestamp; anything but the canonical form is a ValueError."""
-    return datetime.strptime(text, RFC3339).replace(tzinfo=UTC)
+    if not _CANONICAL.fullmatch(text):
+        raise ValueError(f"time data {text!r} does not match format {RFC3339!r}")
+    # fromisoformat is ~10x faster than strptime: pages parse a time per row.
+    return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
 
 
 def parse_legacy_time(text: object) -> datetime | None:

@@ -8,6 +8,7 @@ redirect back with a short code in the query (``?done=retry``,
 from the query is ever shown as it is.
 """
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
@@ -42,7 +43,7 @@ from web.app import DEPS, WebDeps
 from web.auth import LANGUAGES, USER, render_refusal
 from worker.actions import RETRYABLE
 
-PAGE_SIZE = 50
+PAGE_SIZE = 25  # a phone screen or two; render time grows with it (bench/web_bench.py)
 SEARCH_RESULTS = 10
 OVERVIEW_CHARS = 160
 STATIC = Path(__file__).resolve().parent / "static"
@@ -95,9 +96,10 @@ class Formats:
         self._tx = tx
         self._zone = zone
         self._now = now
+        self._states = state_labels(tx)  # once per page, not per row
 
     def state(self, state: State) -> str:
-        return state_labels(self._tx)[state]
+        return self._states[state]
 
     def reason(self, text: str | None) -> str:
         # Fixed reasons of core and the worker have translations; others stay English.
@@ -374,7 +376,14 @@ def _list_url(query: str, state: str, before: Id | None) -> str:
 
 async def card_page(page: Page, download: Download) -> web.StreamResponse:
     store = page.deps.store
-    recognition = await store.recognitions.current(download.id)
+    # Independent reads queued at once: the reader runs them back to back.
+    recognition, links, hints, overrides, history = await asyncio.gather(
+        store.recognitions.current(download.id),
+        store.recognitions.links(download.id),
+        store.telegram.hints(download.id),
+        store.recognitions.overrides(download.id),
+        store.downloads.list_transitions(download.id),
+    )
     return page.render(
         "card.html",
         d=download,
@@ -383,12 +392,12 @@ async def card_page(page: Page, download: Download) -> web.StreamResponse:
         actions=_actions(page.tx, download.state),
         can_cancel=download.state in ACTIVE,
         can_review=download.state in PICKABLE,
-        links=await store.recognitions.links(download.id),
+        links=links,
         rec=recognition,
         chosen=recognition.chosen() if recognition else None,
-        hints=await store.telegram.hints(download.id),
-        overrides=await store.recognitions.overrides(download.id),
-        history=await store.downloads.list_transitions(download.id),
+        hints=hints,
+        overrides=overrides,
+        history=history,
         category=page.deps.settings.qbittorrent.category,
     )
 
