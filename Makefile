@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 CONFIG ?= $(or $(JELLYBIT_CONFIG),config.toml)
 # Debian packages the tests drive for real (filled in as capabilities land).
-TEST_DEBS := qbittorrent-nox
+TEST_DEBS := qbittorrent-nox chromium
 
 .PHONY: run test lint check-deps bench clean
 

@@ -1,0 +1,102 @@
+"""The pages in a real browser: Playwright driving Debian's Chromium (installed
+by make test) on a phone-sized viewport, against the real application and a
+real SQLite file."""
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, Page, ViewportSize, async_playwright
+
+from core.ids import new_id
+from store import Store
+from store.recognition import StoredCandidate, StoredFile
+from tests.hashes import v1, v2
+from tests.web.conftest import USER, MakeClient, new_download, settings_for, token
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PHONE: ViewportSize = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        await launched.close()
+
+
+async def test_a_bot_link_opens_the_card_of_a_hybrid_download_on_a_phone(
+    browser: Browser, make_client: MakeClient, store: Store
+) -> None:
+    h1, h2 = v1(), v2()
+    download = await new_download(
+        store, "Dune.Part.Two.2024.2160p.<script>x</script>", hashes=(h1, h2)
+    )
+    client = await make_client(settings_for(USER))
+    base = str(client.make_url("/")).rstrip("/")
+    context = await browser.new_context(viewport=PHONE)
+    await context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+    page = await context.new_page()
+
+    await page.goto(f"{base}/download/{download.id.upper()}?t={token()}")
+
+    assert page.url == f"{base}/download/{download.id.upper()}"  # the token is gone from the URL
+    text = await page.inner_text("body")
+    assert h1 in text
+    assert h2 in text
+    assert "<script>x</script>" in text  # shown as text, not run
+    assert await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    await page.click(f'button.copy[data-copy="{h2}"]')
+    assert await page.evaluate("navigator.clipboard.readText()") == h2
+    await shoot(page, "card")
+
+    await page.goto(f"{base}/?q={h2[:10]}")
+    rows = await page.locator("ul.rows li").count()
+    assert rows == 1
+    assert await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    await shoot(page, "list")
+    await context.close()
+
+
+async def test_the_review_page_leads_with_the_best_candidate(
+    browser: Browser, make_client: MakeClient, store: Store
+) -> None:
+    download = await new_download(store, "Dune.1080p.WEB-DL")
+    await store.recognitions.save(
+        download.id, kind="movie", title="Dune", year=None, season=None, status="needs_review",
+        reason="several titles match; pick the right one",
+        files=[StoredFile("Dune.1080p.WEB-DL.mkv", "video", 1, None, (), None, ())],
+        candidates=[
+            StoredCandidate(new_id(), "tmdb", "438631", "movie", "Dune", "Dune", 2021,
+                            "Paul Atreides leads nomadic tribes…", None, 90.0, 0.82, False),
+            StoredCandidate(new_id(), "tmdb", "841", "movie", "Dune", "Dune", 1984,
+                            "In the year 10,191…", None, 30.0, 0.80, False),
+        ],
+    )  # fmt: skip
+    client = await make_client(settings_for(USER))
+    base = str(client.make_url("/")).rstrip("/")
+    context = await browser.new_context(viewport=PHONE)
+    page = await context.new_page()
+    await page.goto(f"{base}/review/{download.id}?t={token()}")
+    text = await page.inner_text("body")
+    assert text.index("2021") < text.index("1984")  # the best one first
+    assert await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    await shoot(page, "review")
+    await context.close()
+
+
+async def shoot(page: Page, name: str) -> None:
+    """Screenshots are kept as test artifacts (test-artifacts/screenshots)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
