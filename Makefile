@@ -36,6 +36,7 @@ bench: $(BIN)/jellybit
 	$(BIN)/python -m bench.poll_bench
 	$(BIN)/python -m bench.ingest_bench
 	$(BIN)/python -m bench.import_bench
+	$(BIN)/python -m bench.web_bench
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

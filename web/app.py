@@ -1,6 +1,6 @@
 """The aiohttp application that ``jellybit run`` serves on ``web.listen``:
 the pages the bot links to, the JSON API (a sub-app under ``/api``), health,
-and in webhook mode the Telegram webhook (mounted by the composition root)."""
+and in webhook mode the Telegram webhook (mounted by the composition root at /telegram/webhook)."""
 
 from collections.abc import Callable
 from dataclasses import dataclass

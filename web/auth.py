@@ -9,7 +9,7 @@ not a link token. Access is checked against ``telegram.allowed_users`` on
 every request, so removing a user from the config ends their sessions.
 
 Only the pages are guarded here; ``/api`` has its own bearer token, and
-``/healthz``, ``/telegram`` and ``/static`` need nothing.
+``/healthz``, ``/telegram/webhook`` and ``/static`` need nothing.
 """
 
 import hashlib
