@@ -4,7 +4,7 @@ import html
 
 from core.models import Download
 from core.states import State
-from jellybit.i18n import Texts
+from jellybit.i18n import Texts, state_labels
 
 BAR_CELLS = 10
 
@@ -26,17 +26,7 @@ def display_name(download: Download) -> str:
 
 
 def state_label(tx: Texts, state: State) -> str:
-    labels = {
-        State.ACCEPTED: tx.plain("accepted"),
-        State.DOWNLOADING: tx.plain("downloading"),
-        State.STUCK: tx.plain("stuck"),
-        State.REVIEW: tx.plain("needs review"),
-        State.IMPORTING: tx.plain("importing"),
-        State.DONE: tx.plain("done"),
-        State.FAILED: tx.plain("failed"),
-        State.REMOVED: tx.plain("removed"),
-    }
-    return labels[state]
+    return state_labels(tx)[state]
 
 
 def progress_bar(progress: float) -> str:

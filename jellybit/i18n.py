@@ -16,6 +16,8 @@ from typing import Literal
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
+from core.states import State
+
 Language = Literal["ru", "en"]
 LANGUAGES: tuple[Language, ...] = ("ru", "en")
 DOMAIN = "jellybit"
@@ -83,3 +85,17 @@ def _load(language: Language) -> gettext.NullTranslations:
     write_mo(compiled, catalog)
     compiled.seek(0)
     return gettext.GNUTranslations(compiled)
+
+
+def state_labels(tx: Texts) -> dict[State, str]:
+    """The states as people read them: shared by the bot and the pages."""
+    return {
+        State.ACCEPTED: tx.plain("accepted"),
+        State.DOWNLOADING: tx.plain("downloading"),
+        State.STUCK: tx.plain("stuck"),
+        State.REVIEW: tx.plain("needs review"),
+        State.IMPORTING: tx.plain("importing"),
+        State.DONE: tx.plain("done"),
+        State.FAILED: tx.plain("failed"),
+        State.REMOVED: tx.plain("removed"),
+    }

@@ -35,7 +35,7 @@ from core.models import Download
 from core.recognize import OVERRIDE_FIELDS
 from core.scoring import Candidate, MediaKind
 from core.states import ACTIVE, State
-from jellybit.i18n import Texts
+from jellybit.i18n import Texts, state_labels
 from jellybit.logs import for_download
 from store.recognition import StoredCandidate, StoredRecognition
 from web import auth
@@ -64,6 +64,7 @@ def setup(app: web.Application) -> None:
         app,
         loader=jinja2.PackageLoader("web", "templates"),
         autoescape=True,
+        auto_reload=False,  # templates ship with the code: no stat() per render
         # A misspelt name raises (and fails a test) instead of rendering as nothing.
         undefined=jinja2.StrictUndefined,
         default_helpers=False,
@@ -170,19 +171,6 @@ class Formats:
         if len(flat) <= OVERVIEW_CHARS:
             return flat
         return flat[:OVERVIEW_CHARS].rsplit(" ", 1)[0] + "…"
-
-
-def state_labels(tx: Texts) -> dict[State, str]:
-    return {
-        State.ACCEPTED: tx.plain("accepted"),
-        State.DOWNLOADING: tx.plain("downloading"),
-        State.STUCK: tx.plain("stuck"),
-        State.REVIEW: tx.plain("needs review"),
-        State.IMPORTING: tx.plain("importing"),
-        State.DONE: tx.plain("done"),
-        State.FAILED: tx.plain("failed"),
-        State.REMOVED: tx.plain("removed"),
-    }
 
 
 def field_labels(tx: Texts) -> dict[str, str]:
