@@ -23,7 +23,7 @@ from core.states import State
 from jellybit.logs import configure_logging
 from store import Store
 from store.migrate import migrate
-from tests.support.qbittorrent import QbtInstance, start_qbittorrent
+from tests.support.qbittorrent import QbtInstance, leecher_and_seeder
 from tests.support.torrents import magnet_for, make_content, make_torrent, seed, seeder_peer
 from worker.engine import Engine
 from worker.ingest import Created
@@ -106,14 +106,8 @@ def guessit_per_name() -> None:
 def main() -> None:
     configure_logging(level="warning")
     guessit_per_name()
-    with tempfile.TemporaryDirectory() as tmp:
-        qbt = start_qbittorrent(Path(tmp) / "qbt")
-        seeder = start_qbittorrent(Path(tmp) / "seeder")
-        try:
-            asyncio.run(run(qbt, seeder, Path(tmp)))
-        finally:
-            qbt.stop()
-            seeder.stop()
+    with tempfile.TemporaryDirectory() as tmp, leecher_and_seeder(Path(tmp)) as (qbt, seeder):
+        asyncio.run(run(qbt, seeder, Path(tmp)))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from jellybit.i18n import I18n
 from jellybit.logs import configure_logging
 from store import Store
 from store.migrate import migrate
-from tests.support.qbittorrent import QbtInstance, start_qbittorrent
+from tests.support.qbittorrent import QbtInstance, leecher_and_seeder
 from tests.support.telegram import Call, FakeTelegram, FakeUser, Message
 from tests.support.torrents import magnet_for, make_content, make_torrent, seed, seeder_peer
 from worker.engine import Engine
@@ -176,14 +176,8 @@ async def start_progressing(
 
 def main() -> None:
     configure_logging(level="warning")
-    with tempfile.TemporaryDirectory() as tmp:
-        qbt = start_qbittorrent(Path(tmp) / "qbt")
-        seeder = start_qbittorrent(Path(tmp) / "seeder")
-        try:
-            asyncio.run(run(qbt, seeder, Path(tmp)))
-        finally:
-            qbt.stop()
-            seeder.stop()
+    with tempfile.TemporaryDirectory() as tmp, leecher_and_seeder(Path(tmp)) as (qbt, seeder):
+        asyncio.run(run(qbt, seeder, Path(tmp)))
 
 
 if __name__ == "__main__":

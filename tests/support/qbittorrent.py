@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -321,6 +322,14 @@ def start_qbittorrent(root: Path, timeout: float = 15) -> QbtInstance:
     instance = new_qbittorrent(root)
     instance.start(timeout)
     return instance
+
+
+@contextlib.contextmanager
+def leecher_and_seeder(root: Path) -> Iterator[tuple[QbtInstance, QbtInstance]]:
+    """Two started instances under ``root`` (jellybit's and a seeder), both
+    stopped by their PIDs on exit (benchmarks; tests use the module fixtures)."""
+    with new_qbittorrent(root / "qbt") as qbt, new_qbittorrent(root / "seeder") as seeder:
+        yield qbt, seeder
 
 
 @atexit.register
