@@ -37,7 +37,6 @@ class Notifier:
         self._views = views
         self._i18n = i18n
         self._allowed = allowed_users
-        self.wake = asyncio.Event()
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -45,8 +44,7 @@ class Notifier:
                 await self.tick()
             except Exception:
                 get_logger().exception("telegram.notifier_tick_failed")
-            await sleep_until(TICK, stop, self.wake)
-            self.wake.clear()
+            await sleep_until(TICK, stop)
 
     async def tick(self) -> int:
         """Send what is due; returns how many were sent."""
@@ -80,7 +78,9 @@ class Notifier:
             )
         except (TelegramNetworkError, TelegramServerError, TelegramRetryAfter) as error:
             delay = _retry_delay(notification.attempts, error)
-            await self._store.outbox.mark_failed(notification.id, str(error), _after(delay))
+            await self._store.outbox.mark_failed(
+                notification.id, str(error), clock.shifted(timedelta(seconds=delay))
+            )
             log.warning("notification.delayed", reason=str(error), retry_in_s=delay)
             return 0
         except (TelegramBadRequest, TelegramForbiddenError) as error:
@@ -97,7 +97,3 @@ def _retry_delay(attempts: int, error: Exception) -> float:
     if isinstance(error, TelegramRetryAfter):
         return float(error.retry_after)
     return min(2.0 * float(2 ** min(attempts, 8)), MAX_BACKOFF)
-
-
-def _after(seconds: float) -> str:
-    return clock.format_time(clock.parse_time(clock.now()) + timedelta(seconds=seconds))

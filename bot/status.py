@@ -40,7 +40,7 @@ class StatusUpdater:
 
     async def tick(self) -> int:
         """Edit what is due; returns how many messages were edited."""
-        before = clock.format_time(clock.parse_time(clock.now()) - MIN_INTERVAL)
+        before = clock.shifted(-MIN_INTERVAL)
         due = await self._store.telegram.status_messages_due(before)
         edited, served = 0, set()
         for message in due:

@@ -6,7 +6,7 @@ fixed width, so TEXT order equals time order in SQLite.
 
 import re
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 RFC3339 = "%Y-%m-%dT%H:%M:%SZ"
 _CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -32,6 +32,11 @@ def monotonic() -> float:
 def log_timestamp() -> str:
     """Millisecond-precision UTC time for log records."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def shifted(delta: timedelta, start: str | None = None) -> str:
+    """A stored timestamp ``delta`` after ``start`` (default: now); negative is before."""
+    return format_time(parse_time(start or now()) + delta)
 
 
 def format_time(moment: datetime) -> str:

@@ -97,7 +97,7 @@ class Tracking:
         """Accepted downloads to (re)add to qBittorrent: their next try is due, or
         no try was recorded and the ingest that made them is long over (the
         process died between commit and add)."""
-        grace_start = clock.format_time(clock.parse_time(now) - INGEST_GRACE)
+        grace_start = clock.shifted(-INGEST_GRACE, now)
         rows = await fetch_all(
             self._db.reader,
             f"""SELECT {DOWNLOAD_COLUMNS} FROM download

@@ -53,3 +53,9 @@ def test_legacy_times(text: object, expected: str | None) -> None:
 )
 def test_format_duration(seconds: float, text: str) -> None:
     assert clock.format_duration(seconds) == text
+
+
+def test_shifted_moves_a_stored_timestamp() -> None:
+    assert clock.shifted(timedelta(seconds=90), "2026-01-01T00:00:00Z") == "2026-01-01T00:01:30Z"
+    assert clock.shifted(-timedelta(hours=1), "2026-01-01T00:00:00Z") == "2025-12-31T23:00:00Z"
+    assert clock.parse_time(clock.shifted(timedelta(0))) <= datetime.now(UTC)

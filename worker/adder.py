@@ -55,7 +55,7 @@ class TorrentAdder:
         except (UnreachableError, AuthFailedError) as error:
             delay = backoff_seconds(download.add_attempts)
             await self._store.tracking.record_add_attempt(
-                download.id, next_add_at=_after(timedelta(seconds=delay))
+                download.id, next_add_at=clock.shifted(timedelta(seconds=delay))
             )
             log.warning("download.add_queued", reason=str(error), retry_in_s=delay)
             return AddResult("queued", str(error))
@@ -84,7 +84,9 @@ class TorrentAdder:
             await self._qbt.add(magnet=magnet_uri(download.hash_values(), download.name), log=log)
 
     async def _added(self, download: Download) -> AddResult:
-        await self._store.tracking.record_add_attempt(download.id, next_add_at=_after(ADDED_GRACE))
+        await self._store.tracking.record_add_attempt(
+            download.id, next_add_at=clock.shifted(ADDED_GRACE)
+        )
         for_download(download.id).info("download.added_to_qbittorrent")
         return AddResult("added")
 
@@ -96,7 +98,3 @@ class TorrentAdder:
             return False
         mine = set(download.hash_values())
         return any(mine.intersection(hashes_of(t)) for t in torrents)
-
-
-def _after(delay: timedelta) -> str:
-    return clock.format_time(clock.parse_time(clock.now()) + delay)

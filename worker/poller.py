@@ -215,8 +215,8 @@ class Poller:
                 )
 
     async def _mark_stalled(self) -> None:
-        cutoff = clock.parse_time(clock.now()) - timedelta(seconds=self._settings.stuck_after)
-        for download in await self._store.tracking.list_stalled(clock.format_time(cutoff)):
+        cutoff = clock.shifted(-timedelta(seconds=self._settings.stuck_after))
+        for download in await self._store.tracking.list_stalled(cutoff):
             await self._transition(
                 download,
                 State.STUCK,
