@@ -21,9 +21,9 @@ from core.config import LibrarySettings, QbittorrentSettings
 from core.recognize import clear_cache, parse_release
 from core.states import State
 from jellybit.logs import configure_logging
+from sandbox.qbittorrent import QbtInstance, leecher_and_seeder
 from store import Store
 from store.migrate import migrate
-from tests.support.qbittorrent import QbtInstance, leecher_and_seeder
 from tests.support.torrents import magnet_for, make_content, make_torrent, seed, seeder_peer
 from worker.engine import Engine
 from worker.ingest import Created

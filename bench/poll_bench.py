@@ -22,9 +22,9 @@ from pathlib import Path
 from core.config import QbittorrentSettings
 from core.live import LiveMap, hashes_of
 from core.models import SnapshotChange
+from sandbox.qbittorrent import QbtInstance, start_qbittorrent
 from store import Store
 from store.migrate import migrate
-from tests.support.qbittorrent import QbtInstance, start_qbittorrent
 from worker.engine import Engine
 from worker.poller import snapshot_change
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("core", "store", "worker", "bot", "web", "migrations", "jellybit")
+PACKAGES = ("core", "store", "worker", "bot", "web", "migrations", "jellybit", "sandbox")
 CLOCK_MODULE = ROOT / "core" / "clock.py"
 ID_MODULE = ROOT / "core" / "ids.py"
 # Libraries core may use: pure computation, no I/O framework.

@@ -33,7 +33,7 @@ from aiogram.types import Message as TgMessage
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from aiohttp import web
 
-from tests.support.telegram import (
+from sandbox.botapi import (
     NOT_MODIFIED,
     QUERY_TOO_OLD,
     Button,

@@ -12,7 +12,7 @@ import pytest
 import qbittorrentapi
 from fastbencode import bdecode, bencode  # type: ignore[attr-defined]  # no __all__
 
-from tests.support.qbittorrent import (
+from sandbox.qbittorrent import (
     QbtInstance,
     QbtStartError,
     free_port,

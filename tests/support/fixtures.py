@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.qbittorrent import QbtInstance, new_qbittorrent
+from sandbox.qbittorrent import QbtInstance, new_qbittorrent
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from urllib.parse import quote
 import libtorrent as lt
 import qbittorrentapi
 
-from tests.support.qbittorrent import QbtInstance
+from sandbox.qbittorrent import QbtInstance
 
 Kind = Literal["v1", "v2", "hybrid"]
 

@@ -1,4 +1,4 @@
-"""A real, isolated qbittorrent-nox for tests (see docs: shared testing.md).
+"""A real, isolated qbittorrent-nox for the sandbox and the tests (shared testing.md).
 
 Every instance lives under its own ``root`` (profile, downloads, log), listens on
 127.0.0.1 only, has DHT/LSD/PeX/UPnP off and is stopped by its own PID.
@@ -24,6 +24,8 @@ from types import TracebackType
 from typing import IO, Self
 
 import qbittorrentapi
+
+from core import clock
 
 QBITTORRENT_NOX = shutil.which("qbittorrent-nox") or "/usr/bin/qbittorrent-nox"
 REQUEST_TIMEOUT = 10.0
@@ -213,7 +215,7 @@ class QbtInstance:
 
     def _wait_ready(self, timeout: float) -> None:
         assert self.process is not None
-        deadline = time.monotonic() + timeout
+        deadline = clock.monotonic() + timeout
         last_error: Exception | None = None
         probe = self._new_client(_PROBE_TIMEOUT)
         while True:
@@ -238,7 +240,7 @@ class QbtInstance:
                 last_error = QbtStartError(
                     f"port {self.webui_port} answers but not from PID {self.process.pid}"
                 )
-            if time.monotonic() > deadline:
+            if clock.monotonic() > deadline:
                 raise QbtStartError(
                     f"qbittorrent-nox PID {self.process.pid} not ready after {timeout}s: "
                     f"{last_error!r}{self._log_tail()}"

@@ -1,5 +1,5 @@
-"""A fake Telegram Bot API server, and the people who use it (see the shared testing.md,
-"Telegram fake server").
+"""An embedded Telegram Bot API server, and the people who use it: the sandbox's Telegram
+(``make run`` without a config) and the tests' (see the shared testing.md, "Telegram fake server").
 
 jellybit's real aiogram ``Bot`` talks HTTP to :class:`FakeTelegram`
 (``AiohttpSession(api=TelegramAPIServer.from_base(tg.base_url))``); :class:`FakeUser` plays a
@@ -45,7 +45,6 @@ import mimetypes
 import re
 import secrets
 import string
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from html import escape
@@ -55,6 +54,8 @@ from urllib.parse import urlsplit
 
 import aiohttp
 from aiohttp import web
+
+from core import clock
 
 Json = dict[str, Any]
 
@@ -434,7 +435,7 @@ class CallbackAnswer:
 
 @dataclass
 class Call:
-    """One request to the Bot API; ``at`` is ``time.monotonic()`` on arrival, ``status`` the
+    """One request to the Bot API; ``at`` is ``clock.monotonic()`` on arrival, ``status`` the
     HTTP status answered (503 = connection closed while down)."""
 
     method: str
@@ -752,7 +753,7 @@ class FakeTelegram:
             message_id=chat.last_message_id,
             from_bot=sender_id == self.bot_user.id,
             sender_id=sender_id,
-            date=int(time.time()),
+            date=clock.now_ms() // 1000,
             reply_to_message_id=reply_to,
             **fields,
         )
@@ -898,7 +899,7 @@ class FakeTelegram:
         token: str | None = None,
     ) -> Any:
         known = self._methods.get(name.lower())
-        call = Call(known[0] if known else name, values, time.monotonic())
+        call = Call(known[0] if known else name, values, clock.monotonic())
         self.calls.append(call)
         try:
             if token is not None and token != self.token:
@@ -936,7 +937,7 @@ class FakeTelegram:
         if self._down:
             return self._drop(request)
         path = request.match_info["path"]
-        self.calls.append(Call("/file", {"file_path": path}, time.monotonic()))
+        self.calls.append(Call("/file", {"file_path": path}, clock.monotonic()))
         found = next((data for _, p, data in self._files.values() if p == path), None)
         if request.match_info["token"] != self.token:
             self.calls[-1].status = 401
@@ -1167,7 +1168,7 @@ class FakeTelegram:
     ) -> Json:
         message.reply_markup, message.buttons = markup, buttons
         message.edits += 1
-        message.edit_date = int(time.time())
+        message.edit_date = clock.now_ms() // 1000
         return self._message_json(chat, message)
 
     async def _delete_message(self, p: _Params) -> bool:
