@@ -4,6 +4,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from core.ids import Id
+from store.card import DownloadCard, read_card
 from store.db import Database
 from store.downloads import Downloads
 from store.outbox import Outbox
@@ -33,6 +35,10 @@ class Store:
             telegram=TelegramState(db),
             recognitions=Recognitions(db),
         )
+
+    async def card(self, download_id: Id) -> DownloadCard | None:
+        """The download card's data (None: no such download), one snapshot."""
+        return await self.db.read(lambda conn: read_card(conn, download_id))
 
     async def close(self) -> None:
         await self.db.close()

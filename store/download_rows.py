@@ -10,7 +10,7 @@ from core.errors import NotFoundError
 from core.ids import Id, new_id
 from core.models import Download, Infohash
 from core.states import ACTIVE, TERMINAL, State
-from store.rows import fetch_all, fetch_one, json_list
+from store.rows import Queryable, fetch_all, fetch_one, json_list
 
 ACTIVE_JSON = json_list(sorted(ACTIVE))
 TERMINAL_JSON = json_list(sorted(TERMINAL))
@@ -22,7 +22,7 @@ DOWNLOAD_COLUMNS = """
 """
 
 
-async def current_state(conn: aiosqlite.Connection, download_id: Id) -> State:
+async def current_state(conn: Queryable, download_id: Id) -> State:
     row = await fetch_one(conn, "SELECT state FROM download WHERE id = :id", {"id": download_id})
     if row is None:
         raise NotFoundError("download", download_id)
@@ -50,32 +50,45 @@ async def record_transition(
     )
 
 
-async def find_download(conn: aiosqlite.Connection, download_id: Id) -> Download | None:
-    row = await fetch_one(
-        conn, f"SELECT {DOWNLOAD_COLUMNS} FROM download WHERE id = :id", {"id": download_id}
-    )
+_BY_ID = f"SELECT {DOWNLOAD_COLUMNS} FROM download WHERE id = :id"
+_HASHES_OF = """SELECT download_id, infohash, kind FROM download_infohash
+    WHERE download_id IN (SELECT value FROM json_each(:ids)) ORDER BY kind, infohash"""
+
+
+async def find_download(conn: Queryable, download_id: Id) -> Download | None:
+    row = await fetch_one(conn, _BY_ID, {"id": download_id})
     if row is None:
         return None
     return (await with_hashes(conn, [row]))[0]
 
 
-async def load_download(conn: aiosqlite.Connection, download_id: Id) -> Download:
+def read_download(conn: sqlite3.Connection, download_id: Id) -> Download | None:
+    """``find_download`` on the reader thread (``Database.read``)."""
+    row = conn.execute(_BY_ID, {"id": download_id}).fetchone()
+    if row is None:
+        return None
+    return _attach_hashes([row], conn.execute(_HASHES_OF, _ids_of([row])).fetchall())[0]
+
+
+async def load_download(conn: Queryable, download_id: Id) -> Download:
     found = await find_download(conn, download_id)
     if found is None:
         raise NotFoundError("download", download_id)
     return found
 
 
-async def with_hashes(conn: aiosqlite.Connection, rows: list[sqlite3.Row]) -> list[Download]:
+async def with_hashes(conn: Queryable, rows: list[sqlite3.Row]) -> list[Download]:
     """Attach every download's infohashes with one query (v1 before v2)."""
     if not rows:
         return []
-    hash_rows = await fetch_all(
-        conn,
-        """SELECT download_id, infohash, kind FROM download_infohash
-        WHERE download_id IN (SELECT value FROM json_each(:ids)) ORDER BY kind, infohash""",
-        {"ids": json_list(row["id"] for row in rows)},
-    )
+    return _attach_hashes(rows, await fetch_all(conn, _HASHES_OF, _ids_of(rows)))
+
+
+def _ids_of(rows: list[sqlite3.Row]) -> dict[str, str]:
+    return {"ids": json_list(row["id"] for row in rows)}
+
+
+def _attach_hashes(rows: list[sqlite3.Row], hash_rows: list[sqlite3.Row]) -> list[Download]:
     hashes: dict[str, list[Infohash]] = {}
     for row in hash_rows:
         hashes.setdefault(row["download_id"], []).append(Infohash(row["infohash"], row["kind"]))
@@ -89,7 +102,7 @@ def download_from_row(row: sqlite3.Row, infohashes: tuple[Infohash, ...]) -> Dow
     return Download(**values, infohashes=infohashes)
 
 
-async def load_downloads(conn: aiosqlite.Connection, ids: Iterable[str]) -> dict[Id, Download]:
+async def load_downloads(conn: Queryable, ids: Iterable[str]) -> dict[Id, Download]:
     """Several downloads by id, with their hashes, in two queries."""
     rows = await fetch_all(
         conn,

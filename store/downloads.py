@@ -7,6 +7,7 @@ which refuses terminal -> active inside its UPDATE.
 """
 
 import re
+import sqlite3
 from collections.abc import Iterable
 
 import aiosqlite
@@ -26,11 +27,12 @@ from store.download_rows import (
     current_state,
     find_download,
     load_download,
+    read_download,
     record_transition,
     with_hashes,
 )
 from store.outbox import enqueue
-from store.rows import fetch_all, json_list
+from store.rows import Queryable, fetch_all, json_list
 
 # States whose reason is kept in download.error: why it is not going forward.
 _TROUBLE = json_list(sorted({State.STUCK, State.FAILED, State.REMOVED}))
@@ -217,7 +219,7 @@ class Downloads:
         download_id = parse_id(text)
         if download_id is None:
             return None
-        return await find_download(self._db.reader, download_id)
+        return await self._db.read(lambda conn: read_download(conn, download_id))
 
     async def get_download(self, download_id: Id) -> Download:
         found = await self.find_download(download_id)
@@ -272,31 +274,32 @@ class Downloads:
 
     async def list_transitions(self, download_id: Id) -> list[StateTransition]:
         """The history of a download, oldest first."""
-        rows = await fetch_all(
-            self._db.reader,
-            """SELECT id, download_id, from_state, to_state, reason, created_at
-            FROM state_transition WHERE download_id = :id ORDER BY id""",
-            {"id": download_id},
+        return await self._db.read(lambda conn: read_transitions(conn, download_id))
+
+
+def read_transitions(conn: sqlite3.Connection, download_id: Id) -> list[StateTransition]:
+    rows = conn.execute(
+        """SELECT id, download_id, from_state, to_state, reason, created_at
+        FROM state_transition WHERE download_id = :id ORDER BY id""",
+        {"id": download_id},
+    ).fetchall()
+    return [
+        StateTransition(
+            id=Id(row["id"]),
+            download_id=Id(row["download_id"]),
+            from_state=None if row["from_state"] is None else State(row["from_state"]),
+            to_state=State(row["to_state"]),
+            reason=row["reason"],
+            created_at=row["created_at"],
         )
-        return [
-            StateTransition(
-                id=Id(row["id"]),
-                download_id=Id(row["download_id"]),
-                from_state=None if row["from_state"] is None else State(row["from_state"]),
-                to_state=State(row["to_state"]),
-                reason=row["reason"],
-                created_at=row["created_at"],
-            )
-            for row in rows
-        ]
+        for row in rows
+    ]
 
 
 # --- statements run inside a transaction or on the reader -----------------
 
 
-async def _active_owners(
-    conn: aiosqlite.Connection, hashes: Iterable[str], *, exclude: str
-) -> dict[str, Id]:
+async def _active_owners(conn: Queryable, hashes: Iterable[str], *, exclude: str) -> dict[str, Id]:
     """infohash -> the active download owning it, oldest owner first."""
     rows = await fetch_all(
         conn,

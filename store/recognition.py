@@ -9,7 +9,7 @@ from core import clock
 from core.errors import NotFoundError
 from core.ids import Id, new_id
 from store.db import Database
-from store.rows import fetch_all, fetch_one
+from store.rows import fetch_one
 
 
 @dataclass(frozen=True)
@@ -156,36 +156,7 @@ class Recognitions:
         return recognition_id
 
     async def current(self, download_id: Id) -> StoredRecognition | None:
-        row = await fetch_one(
-            self._db.reader,
-            "SELECT * FROM recognition WHERE download_id = :id ORDER BY id DESC LIMIT 1",
-            {"id": download_id},
-        )
-        if row is None:
-            return None
-        files = await fetch_all(
-            self._db.reader,
-            "SELECT * FROM recognition_file WHERE recognition_id = :id ORDER BY path",
-            {"id": row["id"]},
-        )
-        candidates = await fetch_all(
-            self._db.reader,
-            "SELECT * FROM metadata_candidate WHERE recognition_id = :id ORDER BY score DESC, id",
-            {"id": row["id"]},
-        )
-        return StoredRecognition(
-            id=Id(row["id"]),
-            download_id=Id(row["download_id"]),
-            kind=row["kind"],
-            title=row["title"],
-            year=row["year"],
-            season=row["season"],
-            status=row["status"],
-            reason=row["reason"],
-            created_at=row["created_at"],
-            files=tuple(_file(f) for f in files),
-            candidates=tuple(_candidate(c) for c in candidates),
-        )
+        return await self._db.read(lambda conn: read_current(conn, download_id))
 
     async def choose(self, recognition_id: Id, candidate_id: Id) -> bool:
         """The person picked a candidate: it becomes the only selected one and the
@@ -244,12 +215,7 @@ class Recognitions:
                 )
 
     async def overrides(self, download_id: Id) -> dict[str, str]:
-        rows = await fetch_all(
-            self._db.reader,
-            "SELECT field, value FROM override WHERE download_id = :id",
-            {"id": download_id},
-        )
-        return {row["field"]: row["value"] for row in rows}
+        return await self._db.read(lambda conn: read_overrides(conn, download_id))
 
     # --- library link batches ---------------------------------------------
 
@@ -299,26 +265,69 @@ class Recognitions:
 
     async def links(self, download_id: Id, *, current_only: bool = True) -> list[FileLink]:
         """The download's links, oldest first; by default those not removed."""
-        rows = await fetch_all(
-            self._db.reader,
-            """SELECT * FROM file_link WHERE download_id = :id
-              AND (:all = 1 OR removed_at IS NULL) ORDER BY id""",
-            {"id": download_id, "all": 0 if current_only else 1},
+        return await self._db.read(lambda conn: read_links(conn, download_id, current_only))
+
+
+# --- reads, run on the reader thread (``Database.read``) ----------------------
+
+
+def read_current(conn: sqlite3.Connection, download_id: Id) -> StoredRecognition | None:
+    """The download's latest recognition with its files and candidates."""
+    row = conn.execute(
+        "SELECT * FROM recognition WHERE download_id = :id ORDER BY id DESC LIMIT 1",
+        {"id": download_id},
+    ).fetchone()
+    if row is None:
+        return None
+    files = conn.execute(
+        "SELECT * FROM recognition_file WHERE recognition_id = :id ORDER BY path", {"id": row["id"]}
+    ).fetchall()
+    candidates = conn.execute(
+        "SELECT * FROM metadata_candidate WHERE recognition_id = :id ORDER BY score DESC, id",
+        {"id": row["id"]},
+    ).fetchall()
+    return StoredRecognition(
+        id=Id(row["id"]),
+        download_id=Id(row["download_id"]),
+        kind=row["kind"],
+        title=row["title"],
+        year=row["year"],
+        season=row["season"],
+        status=row["status"],
+        reason=row["reason"],
+        created_at=row["created_at"],
+        files=tuple(_file(f) for f in files),
+        candidates=tuple(_candidate(c) for c in candidates),
+    )
+
+
+def read_overrides(conn: sqlite3.Connection, download_id: Id) -> dict[str, str]:
+    rows = conn.execute(
+        "SELECT field, value FROM override WHERE download_id = :id", {"id": download_id}
+    ).fetchall()
+    return {row["field"]: row["value"] for row in rows}
+
+
+def read_links(conn: sqlite3.Connection, download_id: Id, current_only: bool) -> list[FileLink]:
+    rows = conn.execute(
+        """SELECT * FROM file_link WHERE download_id = :id
+          AND (:all = 1 OR removed_at IS NULL) ORDER BY id""",
+        {"id": download_id, "all": 0 if current_only else 1},
+    ).fetchall()
+    return [
+        FileLink(
+            id=Id(row["id"]),
+            batch_id=Id(row["apply_batch_id"]),
+            source_path=row["source_path"],
+            target_path=row["target_path"],
+            method=row["method"],
+            inode=row["inode"],
+            device=row["device"],
+            linked_at=row["linked_at"],
+            removed_at=row["removed_at"],
         )
-        return [
-            FileLink(
-                id=Id(row["id"]),
-                batch_id=Id(row["apply_batch_id"]),
-                source_path=row["source_path"],
-                target_path=row["target_path"],
-                method=row["method"],
-                inode=row["inode"],
-                device=row["device"],
-                linked_at=row["linked_at"],
-                removed_at=row["removed_at"],
-            )
-            for row in rows
-        ]
+        for row in rows
+    ]
 
 
 def _file(r: sqlite3.Row) -> StoredFile:

@@ -3,9 +3,7 @@
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping
-from typing import Any
-
-import aiosqlite
+from typing import Any, Protocol
 
 
 def json_list(values: Iterable[object]) -> str:
@@ -14,14 +12,18 @@ def json_list(values: Iterable[object]) -> str:
     return json.dumps([str(value) for value in values])
 
 
-async def fetch_all(
-    conn: aiosqlite.Connection, sql: str, params: Mapping[str, Any]
-) -> list[sqlite3.Row]:
+class Queryable(Protocol):
+    """The writer (aiosqlite) inside a transaction, or the reader."""
+
+    async def execute_fetchall(
+        self, sql: str, parameters: Mapping[str, Any]
+    ) -> Iterable[sqlite3.Row]: ...
+
+
+async def fetch_all(conn: Queryable, sql: str, params: Mapping[str, Any]) -> list[sqlite3.Row]:
     return list(await conn.execute_fetchall(sql, params))
 
 
-async def fetch_one(
-    conn: aiosqlite.Connection, sql: str, params: Mapping[str, Any]
-) -> sqlite3.Row | None:
+async def fetch_one(conn: Queryable, sql: str, params: Mapping[str, Any]) -> sqlite3.Row | None:
     rows = await fetch_all(conn, sql, params)
     return rows[0] if rows else None

@@ -1,5 +1,6 @@
 """The bot's memory: its messages about downloads, chat languages, hints."""
 
+import sqlite3
 from dataclasses import dataclass
 
 from core import clock
@@ -21,6 +22,10 @@ class StatusMessage:
 class TelegramState:
     def __init__(self, db: Database) -> None:
         self._db = db
+        # Every page and update asks for its chat's language, and only
+        # set_chat_language changes it (one process owns the database), so the
+        # answers are kept: a few chats, the allowed users.
+        self._languages: dict[int, str | None] = {}
 
     async def remember_message(
         self, chat_id: int, message_id: int, download_id: Id, role: str, shown: str | None = None
@@ -93,14 +98,18 @@ class TelegramState:
                 ON CONFLICT (chat_id) DO UPDATE SET language = :language, updated_at = :now""",
                 {"chat_id": chat_id, "language": language, "now": clock.now()},
             )
+        self._languages[chat_id] = language
 
     async def chat_language(self, chat_id: int) -> str | None:
+        if chat_id in self._languages:
+            return self._languages[chat_id]
         row = await fetch_one(
             self._db.reader,
             "SELECT language FROM telegram_chat WHERE chat_id = :chat_id",
             {"chat_id": chat_id},
         )
-        return None if row is None else str(row["language"])
+        # setdefault: a set_chat_language that ran during the read wins.
+        return self._languages.setdefault(chat_id, None if row is None else str(row["language"]))
 
     async def add_hint(self, download_id: Id, text: str) -> None:
         """Free text from the person about what a download is (for recognition)."""
@@ -112,9 +121,11 @@ class TelegramState:
             )
 
     async def hints(self, download_id: Id) -> list[str]:
-        rows = await fetch_all(
-            self._db.reader,
-            "SELECT text FROM hint WHERE download_id = :id ORDER BY id",
-            {"id": download_id},
-        )
-        return [row["text"] for row in rows]
+        return await self._db.read(lambda conn: read_hints(conn, download_id))
+
+
+def read_hints(conn: sqlite3.Connection, download_id: Id) -> list[str]:
+    rows = conn.execute(
+        "SELECT text FROM hint WHERE download_id = :id ORDER BY id", {"id": download_id}
+    ).fetchall()
+    return [row["text"] for row in rows]

@@ -8,7 +8,6 @@ redirect back with a short code in the query (``?done=retry``,
 from the query is ever shown as it is.
 """
 
-import asyncio
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
@@ -37,6 +36,7 @@ from core.scoring import Candidate, MediaKind
 from core.states import ACTIVE, State
 from jellybit.i18n import Texts, state_labels
 from jellybit.logs import for_download
+from store.card import DownloadCard
 from store.recognition import StoredCandidate, StoredRecognition
 from web import auth
 from web.app import DEPS, WebDeps
@@ -72,9 +72,9 @@ def setup(app: web.Application) -> None:
     auth.setup(app)
     app.router.add_static("/static/", STATIC)
     app.router.add_get("/", list_page)
-    app.router.add_get("/download/{id}", _with_download(card_page))
+    app.router.add_get("/download/{id}", _with_card(card_page))
     app.router.add_post("/download/{id}/{action:retry|relink|cancel}", _with_download(act))
-    app.router.add_get("/review/{id}", _with_download(review_page))
+    app.router.add_get("/review/{id}", _with_card(review_page))
     app.router.add_post("/review/{id}", decide)
     app.router.add_post("/review/{id}/search-pick", _with_download(search_pick))
     app.router.add_post("/review/{id}/overrides", _with_download(save_overrides))
@@ -238,6 +238,25 @@ def _with_download(handler: DownloadHandler) -> Handler:
     return with_download
 
 
+CardHandler = Callable[[Page, DownloadCard], Awaitable[web.StreamResponse]]
+
+
+def _with_card(handler: CardHandler) -> Handler:
+    """``_with_download`` for the pages that show it: all its data in one read."""
+
+    async def with_card(request: web.Request) -> web.StreamResponse:
+        download_id = parse_id(request.match_info["id"])
+        if download_id is None:
+            return await _not_an_id(request)
+        page = await Page.of(request)
+        card = await page.deps.store.card(download_id)
+        if card is None:
+            return await render_refusal(request, 404, page.tx)
+        return await handler(page, card)
+
+    return with_card
+
+
 async def _not_an_id(request: web.Request) -> web.Response:
     return await render_refusal(request, 404, request.app[LANGUAGES].last_known(request[USER]))
 
@@ -362,16 +381,8 @@ def _list_url(query: str, state: str, before: Id | None) -> str:
 # --- the card -------------------------------------------------------------------
 
 
-async def card_page(page: Page, download: Download) -> web.StreamResponse:
-    store = page.deps.store
-    # Independent reads queued at once: the reader runs them back to back.
-    recognition, links, hints, overrides, history = await asyncio.gather(
-        store.recognitions.current(download.id),
-        store.recognitions.links(download.id),
-        store.telegram.hints(download.id),
-        store.recognitions.overrides(download.id),
-        store.downloads.list_transitions(download.id),
-    )
+async def card_page(page: Page, card: DownloadCard) -> web.StreamResponse:
+    download, recognition = card.download, card.recognition
     return page.render(
         "card.html",
         d=download,
@@ -380,12 +391,12 @@ async def card_page(page: Page, download: Download) -> web.StreamResponse:
         actions=_actions(page.tx, download.state),
         can_cancel=download.state in ACTIVE,
         can_review=download.state in PICKABLE,
-        links=links,
+        links=card.links,
         rec=recognition,
         chosen=recognition.chosen() if recognition else None,
-        hints=hints,
-        overrides=overrides,
-        history=history,
+        hints=card.hints,
+        overrides=card.overrides,
+        history=card.history,
         category=page.deps.settings.qbittorrent.category,
     )
 
@@ -455,9 +466,8 @@ class Search:
     problem: str | None = None
 
 
-async def review_page(page: Page, download: Download) -> web.StreamResponse:
-    store = page.deps.store
-    recognition = await store.recognitions.current(download.id)
+async def review_page(page: Page, card: DownloadCard) -> web.StreamResponse:
+    download, recognition = card.download, card.recognition
     candidates = list(recognition.candidates) if recognition else []
     return page.render(
         "review.html",
@@ -467,8 +477,8 @@ async def review_page(page: Page, download: Download) -> web.StreamResponse:
         best=candidates[0] if candidates else None,
         others=candidates[1:],
         pickable=download.state in PICKABLE,
-        hints=await store.telegram.hints(download.id),
-        overrides=await store.recognitions.overrides(download.id),
+        hints=card.hints,
+        overrides=card.overrides,
         search=await _search(page, recognition),
         kinds=KINDS,
     )

@@ -119,10 +119,11 @@ async def error_of(response: aiohttp.ClientResponse, status: int, code: str) -> 
 
 
 async def row_count(store: Store, table: str) -> int:
-    cursor = await store.db.reader.execute(f"SELECT count(*) FROM {table}")
-    row = await cursor.fetchone()
-    assert row is not None
-    return int(row[0])
+    return int(
+        await store.db.read(
+            lambda conn: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        )
+    )
 
 
 # --- auth -------------------------------------------------------------------------
