@@ -17,8 +17,13 @@ $(BIN)/jellybit: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	@touch $@
 
+# No config file (the default ./config.toml is missing): the sandbox, see docs/sandbox.md.
 run: $(BIN)/jellybit
-	$(BIN)/jellybit run --config "$(CONFIG)"
+	@if [ "$(CONFIG)" = config.toml ] && [ ! -e config.toml ]; then \
+		scripts/ensure-debs qbittorrent-nox && exec $(BIN)/jellybit run; \
+	else \
+		exec $(BIN)/jellybit run --config "$(CONFIG)"; \
+	fi
 
 test: $(BIN)/jellybit check-deps
 	$(BIN)/pytest -n auto --dist loadfile

@@ -93,8 +93,13 @@ class TelegramFrontDoor:
 
     def mount_webhook(self, app: web.Application, web_secret: bytes) -> None:
         """Telegram posts updates to ``WEBHOOK_PATH``; a wrong secret header is refused."""
+        # handle_in_background=False: Telegram gets its 200 only once the update is
+        # handled, so a crash mid-handling gets it delivered again, not lost.
         handler = SimpleRequestHandler(
-            dispatcher=self.dispatcher, bot=self.bot, secret_token=webhook_secret(web_secret)
+            dispatcher=self.dispatcher,
+            bot=self.bot,
+            secret_token=webhook_secret(web_secret),
+            handle_in_background=False,
         )
         handler.register(app, path=WEBHOOK_PATH)
 
@@ -117,10 +122,15 @@ class TelegramFrontDoor:
 
     async def _poll(self, stop: asyncio.Event) -> None:
         delete = functools.partial(self.bot.delete_webhook, drop_pending_updates=False)
-        if not await _until_done("delete_webhook", delete, stop):
-            return
+        if not await _until_done("delete_webhook", delete, stop) or stop.is_set():
+            return  # stop_polling would raise on a polling that has not started
+        # handle_as_tasks=False: aiogram confirms an update (the next getUpdates'
+        # offset) only after its handler returned, so a crash mid-handling gets the
+        # update again at the next start instead of losing it (ingest deduplicates).
         polling = asyncio.create_task(
-            self.dispatcher.start_polling(self.bot, handle_signals=False, close_bot_session=False)
+            self.dispatcher.start_polling(
+                self.bot, handle_signals=False, close_bot_session=False, handle_as_tasks=False
+            )
         )
         await stop.wait()
         await self.dispatcher.stop_polling()

@@ -27,6 +27,7 @@ from worker.pacing import sleep_until
 
 TICK = 1.0
 MAX_BACKOFF = 300.0
+FLUSH_WITHIN = 3.0  # at stop: send what is due, without holding up the exit
 
 
 class Notifier:
@@ -45,6 +46,13 @@ class Notifier:
             except Exception:
                 get_logger().exception("telegram.notifier_tick_failed")
             await sleep_until(TICK, stop)
+        # Stopping: one more send (the poller's last tick may have queued a
+        # "done"); what does not make it stays queued for the next start.
+        try:
+            async with asyncio.timeout(FLUSH_WITHIN):
+                await self.tick()
+        except Exception:
+            get_logger().warning("telegram.outbox_flush_incomplete", exc_info=True)
 
     async def tick(self) -> int:
         """Send what is due; returns how many were sent."""

@@ -1,7 +1,10 @@
 """The composition root: builds every part from the settings and runs them on one loop."""
 
 import asyncio
+import os
 import signal
+import threading
+from collections.abc import Sequence
 
 from aiohttp import web
 
@@ -13,17 +16,64 @@ from jellybit.logs import get_logger
 from jellybit.secrets import web_secret
 from store import Store
 from web import api, pages
-from web.app import WebDeps, build_web_app
+from web.app import Setup, WebDeps, build_web_app
 from worker.engine import Engine
 
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# The first signal stops gracefully within STOP_WITHIN seconds (10 s promised,
+# deploy/jellybit.service waits 15): the loops end their current step (the
+# outbox flushes what it can), the web server finishes its requests, the store
+# closes after the write in flight. What is late is abandoned: safe, since
+# everything jellybit accepted is already committed (one transaction per write).
+STOP_WITHIN = 8.5
+PARTS_STOP_WITHIN = 4.5
+CANCEL_WITHIN = 0.5
+WEB_STOP_WITHIN = 2.0
+STORE_CLOSE_WITHIN = 1.0
 
-async def run_application(settings: Settings) -> int:
-    """Run until SIGINT or SIGTERM; the database is already migrated."""
+
+class _Signals:
+    """The first SIGINT/SIGTERM sets ``stop``; a second one exits at once."""
+
+    def __init__(self, stop: asyncio.Event) -> None:
+        self.stop = stop
+        self.backstop: threading.Timer | None = None
+
+    def handle(self, signum: signal.Signals) -> None:
+        if self.stop.is_set():
+            # The person wants out now: os._exit skips the cleanup still running
+            # and the interpreter's join of busy threads. Nothing to save: every
+            # accepted change is committed, and SQLite's WAL survives an abrupt exit.
+            get_logger().warning("jellybit.exit_now", signal=signum.name)
+            os._exit(128 + signum)
+        get_logger().info("jellybit.stopping", signal=signum.name)
+        self.stop.set()
+        # A thread, not the loop: it fires even when exit waits on a thread busy
+        # with a late call (a hung qBittorrent request keeps its thread).
+        self.backstop = threading.Timer(STOP_WITHIN, self._abandon)
+        self.backstop.daemon = True
+        self.backstop.start()
+
+    def disarm(self) -> None:
+        if self.backstop is not None:
+            self.backstop.cancel()
+
+    @staticmethod
+    def _abandon() -> None:
+        get_logger().warning("jellybit.stop_forced", after_s=STOP_WITHIN)
+        os._exit(0)
+
+
+async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()) -> int:
+    """Run until SIGINT or SIGTERM; the database is already migrated.
+
+    ``web_parts`` add routes to the web app (the sandbox's ``/sandbox`` page)."""
     log = get_logger()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+    signals = _Signals(stop)
+    for signum in SIGNALS:
+        loop.add_signal_handler(signum, signals.handle, signum)
     store = await Store.open(settings.database_path)
     secret = web_secret(settings)
     engine = Engine.build(
@@ -44,22 +94,55 @@ async def run_application(settings: Settings) -> int:
         secret=secret,
         last_poll_age=engine.poller.last_answer_age,
     )
-    app = build_web_app(deps, pages.setup, api.setup)
+    app = build_web_app(deps, pages.setup, api.setup, *web_parts)
     if settings.telegram.mode == "webhook":
         telegram.mount_webhook(app, secret)
-    runner = web.AppRunner(app, access_log=None)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=WEB_STOP_WITHIN)
     await runner.setup()
     await web.TCPSite(runner, settings.web.host, settings.web.port).start()
     log.info("jellybit.started", database=str(settings.database_path), web=settings.web.listen)
-    try:
-        await asyncio.gather(
-            engine.run(stop),
+    parts = [
+        asyncio.create_task(engine.run(stop), name="engine"),
+        asyncio.create_task(
             telegram.run(stop, public_url=settings.web.public_url, web_secret=secret),
-        )
+            name="telegram",
+        ),
+    ]
+    late: list[str] = []
+    try:
+        await _run_until_stopped(stop, parts, late)
     finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        await runner.cleanup()  # bounded by its shutdown_timeout
+        try:
+            async with asyncio.timeout(STORE_CLOSE_WITHIN):
+                await store.close()  # after the write in flight: it holds the writer lock
+        except TimeoutError:
+            late.append("store")
+        if late:
+            log.warning("jellybit.stop_late", abandoned=late)
+        else:
+            signals.disarm()  # nothing left behind: the process exits by itself
+        for signum in SIGNALS:
             loop.remove_signal_handler(signum)
-        await runner.cleanup()
-        await store.close()
         log.info("jellybit.stopped")
+    for part in parts:
+        if part.done() and not part.cancelled() and (error := part.exception()) is not None:
+            raise error  # a part crashed: not a clean stop
     return 0
+
+
+async def _run_until_stopped(
+    stop: asyncio.Event, parts: list[asyncio.Task[None]], late: list[str]
+) -> None:
+    """Until ``stop`` or the end of a part (a crash); then every part gets
+    PARTS_STOP_WITHIN seconds to end by itself, and the late ones are cancelled."""
+    stopped = asyncio.create_task(stop.wait())
+    await asyncio.wait([*parts, stopped], return_when=asyncio.FIRST_COMPLETED)
+    stop.set()
+    stopped.cancel()
+    _, pending = await asyncio.wait(parts, timeout=PARTS_STOP_WITHIN)
+    for part in pending:
+        late.append(part.get_name())
+        part.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=CANCEL_WITHIN)

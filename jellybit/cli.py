@@ -1,16 +1,17 @@
-"""The ``jellybit`` command: run, check, migrate. Every command takes --config."""
+"""The ``jellybit`` command: run, check, migrate, backup. Every command takes --config."""
 
 import argparse
 import asyncio
 import os
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.config import ConfigError, Settings
-from jellybit.config_file import load_settings
+from jellybit.config_file import CONFIG_ENV, DEFAULT_CONFIG_NAME, load_settings
 from jellybit.logs import configure_logging
+from store.backup import BackupError, backup
 from store.migrate import MigrationError, available_migrations, current_version, migrate
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
@@ -19,6 +20,9 @@ EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        if args.command == "run" and _no_config_file(args.config, os.environ):
+            configure_logging(level=args.log_level)
+            return _run_sandbox()
         settings = load_settings(args.config, os.environ)
         if args.command == "run":
             _require_run_keys(settings)
@@ -27,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as error:
         _print_problems(f"jellybit {args.command}: the configuration has problems:", error.problems)
         return EXIT_CONFIG
-    except MigrationError as error:
+    except (MigrationError, BackupError) as error:
         print(f"jellybit {args.command}: {error}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
@@ -63,6 +67,18 @@ def _parser() -> argparse.ArgumentParser:
         "--status", action="store_true", help="print the current and latest version only"
     )
     migrate_cmd.set_defaults(handler=_cmd_migrate)
+    backup_cmd = commands.add_parser(
+        "backup", parents=[common], help="copy the database, safe while jellybit runs"
+    )
+    backup_cmd.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="a new file, or a directory (default: data_dir/backups/, keeping the last 5)",
+    )
+    backup_cmd.set_defaults(handler=_cmd_backup)
     return parser
 
 
@@ -80,6 +96,18 @@ def _cmd_run(settings: Settings, _args: argparse.Namespace) -> int:
     return asyncio.run(run_application(settings))
 
 
+def _no_config_file(arg: Path | None, env: Mapping[str, str]) -> bool:
+    """No --config, no $JELLYBIT_CONFIG and no ./config.toml: ``run`` starts the sandbox.
+    (A config path that is named but missing stays an error.)"""
+    return arg is None and not env.get(CONFIG_ENV) and not Path(DEFAULT_CONFIG_NAME).exists()
+
+
+def _run_sandbox() -> int:
+    from sandbox.run import run_sandbox  # qbittorrent-nox and the samples only here
+
+    return asyncio.run(run_sandbox(Path("var").absolute()))
+
+
 def _cmd_migrate(settings: Settings, args: argparse.Namespace) -> int:
     path = settings.database_path
     latest = len(available_migrations())
@@ -94,34 +122,19 @@ def _cmd_migrate(settings: Settings, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_backup(settings: Settings, args: argparse.Namespace) -> int:
+    written = backup(settings.database_path, args.path)
+    print(f"database {settings.database_path}: backed up to {written}")
+    return EXIT_OK
+
+
 def _cmd_check(settings: Settings, _args: argparse.Namespace) -> int:
-    results = [
-        (True, "configuration is valid", ""),
-        _check_run_keys(settings),
-        _check_database(settings.database_path),
-    ]
-    for ok, what, fix in results:
-        print(f"{'✓' if ok else '✗'} {what}" + ("" if ok else f" — {fix}"))
-    return EXIT_OK if all(ok for ok, _, _ in results) else EXIT_FAILED
+    from jellybit.check import run_checks  # the clients are loaded only to check
 
-
-def _check_run_keys(settings: Settings) -> tuple[bool, str, str]:
-    missing = settings.missing_for_run()
-    if missing:
-        return False, "keys for `jellybit run` are missing", "; ".join(missing)
-    return True, "keys for `jellybit run` are set", ""
-
-
-def _check_database(path: Path) -> tuple[bool, str, str]:
-    latest = len(available_migrations())
-    if not path.exists():
-        return False, f"database {path} does not exist", "run `jellybit migrate`"
-    version = _version_of(path)
-    if version == latest:
-        return True, f"database {path} is at the latest version ({latest})", ""
-    if version > latest:
-        return False, f"database {path} is at {version}, newer than this jellybit", "upgrade"
-    return False, f"database {path} is at version {version} of {latest}", "run `jellybit migrate`"
+    lines = asyncio.run(run_checks(settings))
+    for line in lines:
+        print(line)
+    return EXIT_FAILED if any(line.status == "failed" for line in lines) else EXIT_OK
 
 
 def _status_line(path: Path, latest: int) -> str:

@@ -99,6 +99,19 @@ def pid_alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def _is_our_qbittorrent(pid: int, profile_dir: Path) -> bool:
+    """Whether ``pid`` runs qbittorrent-nox with ``--profile=profile_dir``."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return (
+        pid_alive(pid)
+        and Path(os.fsdecode(argv[0])).name == "qbittorrent-nox"
+        and os.fsencode(f"--profile={profile_dir}") in argv
+    )
+
+
 @dataclass(eq=False)
 class QbtInstance:
     """One qbittorrent-nox process with its own profile under ``root``."""
@@ -132,6 +145,12 @@ class QbtInstance:
     def log_path(self) -> Path:
         """stdout/stderr of qbittorrent-nox (its own log is under the profile)."""
         return self.root / "qbittorrent-nox.out"
+
+    @property
+    def pid_path(self) -> Path:
+        """The PID of the running process: SIGKILL skips atexit, so whoever starts on
+        this root next can stop a process left behind (``stop_stale``)."""
+        return self.root / "qbittorrent-nox.pid"
 
     @property
     def pid(self) -> int | None:
@@ -212,6 +231,7 @@ class QbtInstance:
         except BaseException:
             self.stop()
             raise
+        self.pid_path.write_text(f"{self.process.pid}\n")
 
     def _wait_ready(self, timeout: float) -> None:
         assert self.process is not None
@@ -270,7 +290,34 @@ class QbtInstance:
         self._log = None
         if log is not None:
             log.close()
+        if proc is not None and self._recorded_pid() == proc.pid:
+            self.pid_path.unlink(missing_ok=True)
         _RUNNING.discard(self)
+
+    def stop_stale(self, timeout: float = 5) -> None:
+        """Stop the process recorded in ``pid_path`` if it is still qbittorrent-nox on
+        this very profile (a PID may have been reused by anything else since). Call it
+        before ``start`` where a killed parent may have left one (the sandbox does);
+        ``start`` itself refuses to run beside a live instance on the same profile."""
+        pid = self._recorded_pid()
+        if pid is None or (self.running and pid == self.pid):
+            return
+        if _is_our_qbittorrent(pid, self.profile_dir):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+            deadline = clock.monotonic() + timeout
+            while pid_alive(pid) and clock.monotonic() < deadline:
+                time.sleep(_POLL)
+            if pid_alive(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        self.pid_path.unlink(missing_ok=True)
+
+    def _recorded_pid(self) -> int | None:
+        try:
+            return int(self.pid_path.read_text())
+        except (OSError, ValueError):
+            return None
 
     def restart(self, timeout: float = 15) -> None:
         """Stop and start again on the same profile and ports (state kept)."""

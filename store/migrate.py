@@ -18,6 +18,7 @@ import structlog
 
 from core import clock
 from core.errors import AppError
+from store.backup import BackupError, backup
 
 log = structlog.get_logger("store.migrate")
 
@@ -74,13 +75,35 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 def migrate(path: Path, migrations: list[Migration] | None = None) -> list[int]:
-    """Apply pending migrations to the database at ``path``; returns the versions applied."""
+    """Apply pending migrations to the database at ``path``; returns the versions applied.
+
+    An existing database with pending migrations is backed up first (into
+    ``data_dir/backups/``); when that fails, nothing is migrated."""
     chain = available_migrations() if migrations is None else migrations
+    if path.exists():
+        _backup_if_pending(path, len(chain))
     conn = connect(path)
     try:
         return _apply_pending(conn, chain)
     finally:
         conn.close()
+
+
+def _backup_if_pending(path: Path, latest: int) -> None:
+    # Read-only: the file stays exactly as it was if the backup fails.
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        version = current_version(conn)
+    finally:
+        conn.close()
+    if version >= latest:
+        return  # up to date, or newer (refused below, untouched)
+    try:
+        backup(path)
+    except BackupError as error:
+        raise MigrationError(
+            f"not migrating: the backup before the migration failed ({error})"
+        ) from error
 
 
 def _apply_pending(conn: sqlite3.Connection, chain: list[Migration]) -> list[int]:

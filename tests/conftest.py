@@ -1,7 +1,8 @@
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 
 from store import Store
 from store.migrate import migrate
@@ -20,3 +21,11 @@ async def store(db_path: Path) -> AsyncIterator[Store]:
     opened = await Store.open(db_path)
     yield opened
     await opened.close()
+
+
+@pytest.fixture(autouse=True)
+def _logs_to_stderr() -> Iterator[None]:
+    """A test that runs the CLI in-process configures logging onto pytest's
+    captured stream, which is closed after it: the next test must not write there."""
+    yield
+    structlog.reset_defaults()

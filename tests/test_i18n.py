@@ -1,5 +1,6 @@
 """Every text in the code exists in Russian, with the same placeholders."""
 
+import re
 import string
 from pathlib import Path
 
@@ -8,19 +9,27 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
 from jellybit.i18n import I18n
+from sandbox.samples import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "jellybit" / "locales" / "ru" / "LC_MESSAGES" / "jellybit.po"
 KEYWORDS = {"tx": None, "plain": None, "ngettext": (1, 2)}
 
 
+TEMPLATE_TEXT = re.compile(r"""_\(\s*"([^"]+)"\s*\)""")  # {{ _("…") }} in a template
+
+
 def code_messages() -> set[str]:
-    found: set[str] = set()
-    for package in ("bot", "web", "worker", "jellybit"):
+    """The texts of the code and the templates, and the sandbox's sample labels
+    (data the sandbox page translates)."""
+    found: set[str] = {sample.label for sample in SAMPLES}
+    for package in ("bot", "web", "worker", "jellybit", "sandbox"):
         for _, _, message, _, _ in extract_from_dir(
             ROOT / package, method_map=[("**.py", "python")], keywords=KEYWORDS
         ):
             found.update([message] if isinstance(message, str) else message)
+        for template in (ROOT / package).rglob("templates/*.html"):
+            found.update(TEMPLATE_TEXT.findall(template.read_text()))
     return found
 
 

@@ -8,6 +8,7 @@ off by default in new Jellyfin. One try per call, logged through
 any other 4xx ``RejectedError``.
 """
 
+import json
 from collections.abc import Sequence
 
 import aiohttp
@@ -58,34 +59,48 @@ class JellyfinClient:
         if not self.enabled or not paths:
             return
         body = {"Updates": [{"Path": str(path), "UpdateType": "Created"} for path in paths]}
-        headers = {"Authorization": auth_header(self._key)}
         async with external_call(log or self._log, SYSTEM, "media_updated", paths=len(paths)):
-            session = self._ensure_session()
-            try:
-                async with session.post(
-                    f"{self._url}/Library/Media/Updated",
-                    json=body,
-                    headers=headers,
-                    timeout=self._timeout,
-                ) as response:
-                    status = response.status
-                    text = (await response.text(errors="replace")).strip()
-            except TimeoutError:
-                raise UnreachableError(SYSTEM, f"no answer in {self._timeout_s:g} s") from None
-            except aiohttp.ClientConnectorError as error:
-                reason = error.os_error.strerror or type(error.os_error).__name__
-                raise UnreachableError(
-                    SYSTEM, f"cannot connect to {error.host}:{error.port} ({reason})"
-                ) from None
-            except aiohttp.ClientError as error:
-                raise UnreachableError(SYSTEM, f"{type(error).__name__}: {error}"[:300]) from None
-            detail = f"HTTP {status}" + (f": {text[:200]}" if text else "")
-            if status in (401, 403):
-                raise AuthFailedError(SYSTEM, f"the API key was refused ({detail})")
-            if status == 429 or status >= 500:
-                raise UnreachableError(SYSTEM, detail)
-            if status >= 400:
-                raise RejectedError(SYSTEM, detail)
+            await self._request("POST", "/Library/Media/Updated", body)
+
+    async def version(self) -> str:
+        """Jellyfin's version from ``GET /System/Info``, which needs the key
+        (unlike ``/System/Info/Public``): a check that the key is accepted."""
+        text = await self._request("GET", "/System/Info")
+        try:
+            info = json.loads(text)
+        except ValueError:
+            info = None
+        if not isinstance(info, dict):
+            raise RejectedError(SYSTEM, "the answer is not Jellyfin's system info")
+        return str(info.get("Version", "?"))
+
+    async def _request(self, method: str, path: str, body: object = None) -> str:
+        """One call; the answer's text, or the error its status means."""
+        session = self._ensure_session()
+        headers = {"Authorization": auth_header(self._key)}
+        try:
+            async with session.request(
+                method, f"{self._url}{path}", json=body, headers=headers, timeout=self._timeout
+            ) as response:
+                status = response.status
+                text = (await response.text(errors="replace")).strip()
+        except TimeoutError:
+            raise UnreachableError(SYSTEM, f"no answer in {self._timeout_s:g} s") from None
+        except aiohttp.ClientConnectorError as error:
+            reason = error.os_error.strerror or type(error.os_error).__name__
+            raise UnreachableError(
+                SYSTEM, f"cannot connect to {error.host}:{error.port} ({reason})"
+            ) from None
+        except aiohttp.ClientError as error:
+            raise UnreachableError(SYSTEM, f"{type(error).__name__}: {error}"[:300]) from None
+        detail = f"HTTP {status}" + (f": {text[:200]}" if text else "")
+        if status in (401, 403):
+            raise AuthFailedError(SYSTEM, f"the API key was refused ({detail})")
+        if status == 429 or status >= 500:
+            raise UnreachableError(SYSTEM, detail)
+        if status >= 400:
+            raise RejectedError(SYSTEM, detail)
+        return text
 
     def _ensure_session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:

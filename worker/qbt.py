@@ -11,6 +11,7 @@ import asyncio
 import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
 import qbittorrentapi
@@ -50,6 +51,27 @@ class QbtClient:
         app = await self._call("app_version", self._client.app_version)
         api = await self._call("app_web_api_version", self._client.app_web_api_version)
         return str(app), str(api)
+
+    async def save_paths(self) -> list[str]:
+        """Where qBittorrent puts jellybit's torrents, most specific first.
+
+        With automatic torrent management (or category paths in manual mode) a
+        torrent of the category goes to the category's path (relative ones and
+        an empty one, the category's name, are under the default save path),
+        a folder qBittorrent makes at the first download; else to the default.
+        """
+        prefs: dict[str, Any] = dict(
+            await self._call("app_preferences", self._client.app_preferences)
+        )
+        default = str(prefs.get("save_path", ""))
+        if not (prefs.get("auto_tmm_enabled") or prefs.get("use_category_paths_in_manual_mode")):
+            return [default]
+        categories: dict[str, Any] = dict(
+            await self._call("torrents_categories", self._client.torrents_categories)
+        )
+        category = categories.get(self.category) or {}
+        path = str(category.get("savePath") or self.category)
+        return [str(PurePosixPath(default) / path), default]
 
     async def sync(self, rid: int) -> dict[str, Any]:
         """``sync/maindata`` since ``rid`` (0 = everything)."""

@@ -10,6 +10,7 @@ review page.
 """
 
 import asyncio
+import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -23,11 +24,26 @@ from core.scoring import Candidate, MediaKind, decide, score
 from jellybit.logs import Logger
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
+from worker.parent import exit_with_parent
 from worker.poller import Poller
 from worker.qbt import QbtClient
 from worker.tmdb import TmdbClient
 
 MAX_CANDIDATES = 5
+
+
+def parser_pool() -> ProcessPoolExecutor:
+    """The one process that runs guessit. Spawned, not forked: the parent has
+    threads (SQLite, qBittorrent) mid-call. It ends by itself when jellybit dies
+    without shutting it down (SIGKILL, OOM): it holds both ends of its own task
+    pipe, so it would otherwise wait for work forever, and keep the resource
+    tracker alive with it."""
+    return ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=get_context("spawn"),
+        initializer=exit_with_parent,
+        initargs=(os.getpid(),),
+    )
 
 
 @dataclass(frozen=True)
@@ -50,8 +66,7 @@ class Recognizer:
         self._poller = poller
         self._settings = settings
         self._tmdb = tmdb
-        # spawn, not fork: the parent has threads (SQLite, qBittorrent) mid-call.
-        self._parser = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
+        self._parser = parser_pool()
 
     async def close(self) -> None:
         await asyncio.to_thread(self._parser.shutdown, wait=True, cancel_futures=True)

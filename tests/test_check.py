@@ -1,0 +1,342 @@
+"""`jellybit check` against a working setup and against each broken item.
+
+The real CLI (``main``, in a thread: it runs its own event loop) with a config
+file, a real qbittorrent-nox, the fake Telegram, TMDB and Jellyfin servers,
+real SQLite files and real file systems (/dev/shm is tmpfs, /tmp is not).
+"""
+
+import asyncio
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from core.config import toml_literal
+from jellybit.check import Line, _guarded
+from jellybit.cli import main
+from sandbox.botapi import FakeTelegram
+from sandbox.qbittorrent import QbtInstance, free_port, new_qbittorrent
+from store.migrate import latest_version, migrate
+from tests.support.jellyfin import VERSION as JELLYFIN_VERSION
+from tests.support.jellyfin import FakeJellyfin
+from tests.support.tmdb import FakeTmdb
+from worker.layout import filesystem_of
+
+WEBHOOK = "https://jellybit.example/telegram/webhook"
+
+
+@pytest.fixture(scope="module")
+def qbt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QbtInstance]:
+    with new_qbittorrent(tmp_path_factory.mktemp("qbt")) as instance:
+        yield instance
+
+
+@dataclass
+class Setup:
+    root: Path
+    qbt: QbtInstance
+    tg: FakeTelegram
+    tmdb: FakeTmdb
+    jellyfin: FakeJellyfin
+    capsys: pytest.CaptureFixture[str]
+
+    @property
+    def database(self) -> Path:
+        return self.root / "var" / "jellybit.db"
+
+    def config(self, changes: Mapping[str, object]) -> Path:
+        """A working config.toml, with ``{"section.key": value}`` changes."""
+        values: dict[str, object] = {
+            "general.data_dir": str(self.root / "var"),
+            "general.language": "en",
+            "telegram.token": self.tg.token,
+            "telegram.allowed_users": [42],
+            "telegram.api_base": self.tg.base_url,
+            "telegram.mode": "polling",
+            "qbittorrent.url": self.qbt.url,
+            "qbittorrent.username": self.qbt.username,
+            "qbittorrent.password": self.qbt.password,
+            "library.movies": str(self.root / "movies"),
+            "library.shows": str(self.root / "shows"),
+            "metadata.tmdb_api_key": self.tmdb.api_key,
+            "metadata.tmdb_base": self.tmdb.base_url,
+            "jellyfin.url": self.jellyfin.url,
+            "jellyfin.api_key": self.jellyfin.api_key,
+            "web.public_url": "https://jellybit.example",
+            **changes,
+        }
+        sections: dict[str, list[str]] = {}
+        for key, value in values.items():
+            section, name = key.split(".")
+            sections.setdefault(section, []).append(f"{name} = {toml_literal(value)}")
+        path = self.root / "config.toml"
+        path.write_text(
+            "".join(f"[{s}]\n" + "\n".join(lines) + "\n" for s, lines in sections.items())
+        )
+        return path
+
+    async def check(self, changes: Mapping[str, object] | None = None) -> tuple[int, list[str]]:
+        """Exit code and stdout lines of ``jellybit check``."""
+        args = ["check", "--config", str(self.config(changes or {})), "--log-level", "warning"]
+        self.capsys.readouterr()  # not what the setup logged (migrations)
+        code = await asyncio.to_thread(main, args)
+        return code, self.capsys.readouterr().out.splitlines()
+
+
+@pytest.fixture
+async def setup(
+    tmp_path: Path, qbt: QbtInstance, capsys: pytest.CaptureFixture[str]
+) -> AsyncIterator[Setup]:
+    (tmp_path / "movies").mkdir()
+    (tmp_path / "shows").mkdir()
+    migrate(tmp_path / "var" / "jellybit.db")
+    async with FakeTelegram() as tg, FakeTmdb() as tmdb, FakeJellyfin() as jellyfin:
+        yield Setup(tmp_path, qbt, tg, tmdb, jellyfin, capsys)
+
+
+def failures(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith("✗")]
+
+
+def the_failure(code: int, lines: list[str]) -> str:
+    """The one ✗ line of a setup with one broken item."""
+    assert code == 1, lines
+    [line] = failures(lines)
+    return line
+
+
+def no_probe_files(*folders: Path) -> bool:
+    return not any(
+        path.name.startswith(".jellybit-check-") for f in folders for path in f.iterdir()
+    )
+
+
+async def test_a_working_setup_is_all_ticks(setup: Setup) -> None:
+    code, lines = await setup.check()
+    assert code == 0, lines
+    assert all(line.startswith("✓") for line in lines), lines
+    version = setup.qbt.client().app_version()
+    downloads, root = setup.qbt.downloads_dir, setup.root
+    assert lines == [
+        "✓ the configuration is valid",
+        "✓ keys for `jellybit run` are set",
+        f"✓ database {setup.database} is at the latest version ({latest_version()})",
+        f"✓ qBittorrent {version} (WebAPI {setup.qbt.client().app_web_api_version()}) "
+        f"at {setup.qbt.url}: login accepted",
+        f"✓ qBittorrent saves into {downloads}",
+        f"✓ library.movies {root / 'movies'} exists and is writable",
+        f"✓ library.shows {root / 'shows'} exists and is writable",
+        f"✓ hardlink from {downloads} into library.movies {root / 'movies'} works",
+        f"✓ hardlink from {downloads} into library.shows {root / 'shows'} works",
+        "✓ the Telegram bot token is valid: @jellybit_test_bot",
+        '✓ no Telegram webhook is set (telegram.mode = "polling")',
+        f"✓ TMDB at {setup.tmdb.base_url}: API key accepted",
+        f"✓ Jellyfin {JELLYFIN_VERSION} at {setup.jellyfin.url}: API key accepted",
+    ]
+    assert no_probe_files(downloads, root / "movies", root / "shows")
+
+
+async def test_database_missing_outdated_or_newer(setup: Setup) -> None:
+    latest = latest_version()
+    conn = sqlite3.connect(setup.database)
+    conn.execute(f"PRAGMA user_version = {latest - 1}")
+    conn.close()
+    line = the_failure(*await setup.check())
+    assert line == (
+        f"✗ database {setup.database} is at version {latest - 1} of {latest}"
+        " — run `jellybit migrate`"
+    )
+
+    conn = sqlite3.connect(setup.database)
+    conn.execute(f"PRAGMA user_version = {latest + 1}")
+    conn.close()
+    line = the_failure(*await setup.check())
+    assert "newer than this jellybit — upgrade jellybit" in line
+
+    setup.database.unlink()
+    line = the_failure(*await setup.check())
+    assert line == f"✗ database {setup.database} does not exist — run `jellybit migrate`"
+
+
+async def test_the_checklist_speaks_the_configured_language(setup: Setup) -> None:
+    setup.database.unlink()
+    code, lines = await setup.check({"general.language": "ru"})
+    assert code == 1
+    assert lines[0] == "✓ конфигурация в порядке"
+    assert the_failure(code, lines) == (
+        f"✗ базы данных {setup.database} нет — выполните `jellybit migrate`"
+    )
+
+
+async def test_qbittorrent_down(setup: Setup) -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    code, lines = await setup.check({"qbittorrent.url": url})
+    assert the_failure(code, lines) == (
+        f"✗ qBittorrent is unreachable at {url}: Connection refused — start qBittorrent "
+        "with its Web UI on (Options → Web UI), and check qbittorrent.url"
+    )
+    assert "– hardlink into library.movies: not tested (see above)" in lines
+
+
+async def test_qbittorrent_refuses_a_wrong_password(setup: Setup) -> None:
+    line = the_failure(*await setup.check({"qbittorrent.password": "wrong"}))
+    assert line == (
+        f"✗ qBittorrent at {setup.qbt.url}: the username or password was refused — set "
+        "qbittorrent.username and qbittorrent.password (or JELLYBIT_QBITTORRENT_PASSWORD) "
+        "to the Web UI's login"
+    )
+
+
+async def test_qbittorrent_save_path_goes_through_path_map(setup: Setup) -> None:
+    downloads = str(setup.qbt.downloads_dir)
+    here = setup.root / "downloads-here"
+    line = the_failure(*await setup.check({"qbittorrent.path_map": {downloads: str(here)}}))
+    assert line.startswith(f"✗ qBittorrent saves into {downloads}, here {here}, which does not")
+    assert "qbittorrent.path_map" in line
+
+    here.mkdir()
+    code, lines = await setup.check({"qbittorrent.path_map": {downloads: str(here)}})
+    assert code == 0, lines
+    assert f"✓ qBittorrent saves into {downloads}, here {here}" in lines
+    movies = setup.root / "movies"
+    assert f"✓ hardlink from {here} into library.movies {movies} works" in lines
+
+
+async def test_with_automatic_management_the_category_path_is_tested(setup: Setup) -> None:
+    client = setup.qbt.client()
+    category = {"qbittorrent.category": "check-tmm"}
+    client.app_set_preferences({"auto_tmm_enabled": True})
+    try:
+        # The category's folder appears with its first download: until then, the default.
+        code, lines = await setup.check(category)
+        assert f"✓ qBittorrent saves into {setup.qbt.downloads_dir}" in lines, lines
+        elsewhere = setup.root / "category-path"
+        elsewhere.mkdir()
+        client.torrents_create_category("check-tmm", save_path=str(elsewhere))
+        code, lines = await setup.check(category)
+        assert code == 0, lines
+        assert f"✓ qBittorrent saves into {elsewhere}" in lines
+        assert (
+            f"✓ hardlink from {elsewhere} into library.shows {setup.root / 'shows'} works" in lines
+        )
+    finally:
+        client.torrents_remove_categories("check-tmm")
+        client.app_set_preferences({"auto_tmm_enabled": False})
+
+
+async def test_a_bad_telegram_token(setup: Setup) -> None:
+    code, lines = await setup.check({"telegram.token": "999:wrong-token"})
+    assert the_failure(code, lines) == (
+        "✗ Telegram refused the bot token — copy the token from @BotFather "
+        "(/mybots → API Token) into telegram.token or JELLYBIT_TELEGRAM_TOKEN"
+    )
+    assert "– Telegram webhook: not checked without a valid token" in lines
+
+
+async def test_the_webhook_must_match_telegram_mode(setup: Setup) -> None:
+    setup.tg.webhook_url = "https://elsewhere.example/hook"
+    line = the_failure(*await setup.check())
+    assert line.startswith(
+        "✗ a Telegram webhook is set to https://elsewhere.example/hook, "
+        'but telegram.mode = "polling" — `jellybit run` removes it at start'
+    )
+
+    webhook_mode = {"telegram.mode": "webhook"}
+    line = the_failure(*await setup.check(webhook_mode))
+    assert line.startswith(
+        f"✗ the Telegram webhook is https://elsewhere.example/hook, not {WEBHOOK}"
+    )
+
+    setup.tg.webhook_url = None
+    line = the_failure(*await setup.check(webhook_mode))
+    assert line == (
+        '✗ no Telegram webhook is set, but telegram.mode = "webhook" — `jellybit run` sets it '
+        f"to {WEBHOOK} at start; when it runs and still does not, its log says why "
+        "(telegram.refused_start)"
+    )
+
+    setup.tg.webhook_url = WEBHOOK
+    code, lines = await setup.check(webhook_mode)
+    assert code == 0, lines
+    assert f"✓ the Telegram webhook is {WEBHOOK}" in lines
+
+
+async def test_tmdb_refuses_the_key(setup: Setup) -> None:
+    line = the_failure(*await setup.check({"metadata.tmdb_api_key": "0" * 32}))
+    assert line.startswith("✗ TMDB refused the API key — set metadata.tmdb_api_key")
+    code, lines = await setup.check({"metadata.tmdb_api_key": ""})
+    assert code == 0
+    assert "– TMDB: no key, titles come from file names only" in lines
+
+
+async def test_jellyfin_down_or_refusing_the_key(setup: Setup) -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    line = the_failure(*await setup.check({"jellyfin.url": url}))
+    assert line.startswith(f"✗ Jellyfin is unreachable at {url}: ")
+    assert line.endswith(" — start Jellyfin, or correct jellyfin.url")
+
+    line = the_failure(*await setup.check({"jellyfin.api_key": "wrong"}))
+    assert line == (
+        f"✗ Jellyfin at {setup.jellyfin.url} refused the API key — create a key in Jellyfin "
+        "(Dashboard → API Keys) and set jellyfin.api_key"
+    )
+
+
+async def test_library_roots_missing_or_not_writable(setup: Setup) -> None:
+    # Tests run as root: a folder under a regular file cannot exist, and
+    # sysfs refuses new files even to root.
+    (setup.root / "a-file").write_text("")
+    missing = setup.root / "a-file" / "movies"
+    code, lines = await setup.check({"library.movies": str(missing), "library.shows": "/sys"})
+    assert code == 1
+    assert failures(lines) == [
+        f"✗ library.movies {missing} does not exist — create it (mkdir -p {missing}) "
+        "or correct library.movies",
+        "✗ library.shows /sys is not writable: Permission denied — let the user jellybit "
+        "runs as create folders and files in it",
+    ]
+    assert "– hardlink into library.shows: not tested (see above)" in lines
+
+
+@pytest.fixture
+def shm_root() -> Iterator[Path]:
+    """A library root on /dev/shm (tmpfs), another file system than /tmp."""
+    root = Path(tempfile.mkdtemp(prefix="jellybit-check-", dir="/dev/shm"))
+    yield root
+    shutil.rmtree(root)
+
+
+async def test_a_hardlink_across_file_systems_names_both(setup: Setup, shm_root: Path) -> None:
+    downloads = setup.qbt.downloads_dir
+    assert filesystem_of(downloads).device != filesystem_of(shm_root).device
+    line = the_failure(*await setup.check({"library.movies": str(shm_root)}))
+    assert line == (
+        f"✗ no hardlink from {downloads} into library.movies {shm_root}: another file system"
+        f" — cannot hardlink across file systems: the download {downloads} is on "
+        f"{filesystem_of(downloads)}; the library path {shm_root} is on "
+        f'{filesystem_of(shm_root)}. Set library.cross_device = "copy" to copy such files, '
+        "or put the library on the same file system as the downloads."
+    )
+    assert "(tmpfs) mounted at /dev/shm" in line
+
+    code, lines = await setup.check(
+        {"library.movies": str(shm_root), "library.cross_device": "copy"}
+    )
+    assert code == 0, lines
+    assert (
+        f"✓ no hardlink from {downloads} into library.movies {shm_root}: another file system, "
+        'files are copied (library.cross_device = "copy")'
+    ) in lines
+    assert no_probe_files(downloads, shm_root)
+
+
+async def test_an_unexpected_exception_is_a_cross_with_its_message() -> None:
+    async def broken() -> list[Line]:
+        raise KeyError("surprise")
+
+    [line] = await _guarded("Jellyfin", broken())
+    assert str(line) == "✗ Jellyfin — unexpected error: KeyError: 'surprise'"

@@ -1,0 +1,54 @@
+"""The guessit process of worker/recognition.py does not outlive a killed jellybit."""
+
+import os
+import select
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from core import clock
+from sandbox.qbittorrent import pid_alive
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# A stand-in for jellybit: starts the parser process the way Recognizer does, prints
+# its PID, then waits to be killed.
+PARENT = """
+import os, sys
+from worker.recognition import parser_pool
+pool = parser_pool()
+print(pool.submit(os.getpid).result(timeout=60), flush=True)
+sys.stdin.read()
+"""
+
+
+def test_the_parser_process_ends_when_its_parent_is_killed() -> None:
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    worker: int | None = None
+    try:
+        assert parent.stdout is not None
+        ready, _, _ = select.select([parent.stdout], [], [], 60)
+        assert ready, "the parser process did not answer within 60 s"
+        worker = int(parent.stdout.readline())
+        assert worker != parent.pid
+        assert pid_alive(worker)
+
+        os.kill(parent.pid, signal.SIGKILL)  # a crash: no shutdown of the pool
+        parent.wait(timeout=10)
+        deadline = clock.monotonic() + 10
+        while pid_alive(worker) and clock.monotonic() < deadline:
+            select.select([], [], [], 0.05)
+        assert not pid_alive(worker), "the parser process outlived its killed parent"
+    finally:
+        if parent.poll() is None:
+            os.kill(parent.pid, signal.SIGKILL)
+            parent.wait(timeout=10)
+        if worker is not None and pid_alive(worker):
+            os.kill(worker, signal.SIGKILL)
