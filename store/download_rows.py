@@ -65,9 +65,14 @@ async def find_download(conn: Queryable, download_id: Id) -> Download | None:
 def read_download(conn: sqlite3.Connection, download_id: Id) -> Download | None:
     """``find_download`` on the reader thread (``Database.read``)."""
     row = conn.execute(_BY_ID, {"id": download_id}).fetchone()
-    if row is None:
-        return None
-    return _attach_hashes([row], conn.execute(_HASHES_OF, _ids_of([row])).fetchall())[0]
+    return None if row is None else read_with_hashes(conn, [row])[0]
+
+
+def read_with_hashes(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> list[Download]:
+    """``with_hashes`` on the reader thread."""
+    if not rows:
+        return []
+    return _attach_hashes(rows, conn.execute(_HASHES_OF, _ids_of(rows)).fetchall())
 
 
 async def load_download(conn: Queryable, download_id: Id) -> Download:

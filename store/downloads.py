@@ -28,8 +28,8 @@ from store.download_rows import (
     find_download,
     load_download,
     read_download,
+    read_with_hashes,
     record_transition,
-    with_hashes,
 )
 from store.outbox import enqueue
 from store.rows import Queryable, fetch_all, json_list
@@ -269,8 +269,9 @@ class Downloads:
             "hash_from": hash_prefix,
             "hash_to": hash_prefix + "~",  # a range on the primary key, not a scan
         }
-        rows = await fetch_all(self._db.reader, sql, params)
-        return await with_hashes(self._db.reader, rows)
+        return await self._db.read(
+            lambda conn: read_with_hashes(conn, conn.execute(sql, params).fetchall())
+        )
 
     async def list_transitions(self, download_id: Id) -> list[StateTransition]:
         """The history of a download, oldest first."""
