@@ -20,6 +20,7 @@ from sandbox.qbittorrent import (
     pid_alive,
     pid_listens_on,
 )
+from tests.support.fixtures import qbt, seeder
 from tests.support.torrents import (
     Kind,
     MadeTorrent,
@@ -33,7 +34,7 @@ from tests.support.torrents import (
     wait_complete,
 )
 
-pytest_plugins = ["tests.support.fixtures"]
+__all__ = ["qbt", "seeder"]  # module-scoped fixtures of a real qBittorrent
 
 MiB = 1024 * 1024
 EPISODES = ("Show.S01E01.mkv", "Show.S01E02.mkv", "Extras/Show.S01E01.Sample.mkv")

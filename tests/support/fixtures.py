@@ -1,5 +1,5 @@
-"""pytest fixtures for real qBittorrent instances (import from a conftest, or
-``pytest_plugins = ["tests.support.fixtures"]``)."""
+"""pytest fixtures for real qBittorrent instances: import them into a test
+module or a conftest (``from tests.support.fixtures import qbt, seeder``)."""
 
 from __future__ import annotations
 
