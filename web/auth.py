@@ -16,13 +16,13 @@ import hashlib
 import hmac
 from collections.abc import Awaitable, Callable
 
-import aiohttp_jinja2
 from aiohttp import web
 
 from core import clock
 from core.links import DAY, sign_user_token, verify_user_token
 from jellybit.i18n import Texts
 from jellybit.logs import get_logger
+from web import rendering
 from web.app import DEPS, WebDeps
 
 SESSION_COOKIE = "jellybit_session"
@@ -117,8 +117,8 @@ async def render_refusal(request: web.Request, status: int, tx: Texts) -> web.Re
         403: tx.plain("The form has expired. Reload the page and try again."),
         404: tx.plain("No download with this id."),
     }
-    context = {"_": tx.plain, "lang": tx.language, "status": status, "message": messages[status]}
-    return aiohttp_jinja2.render_template("error.html", request, context, status=status)
+    context = {"status": status, "message": messages[status]}
+    return rendering.render(request, "error.html", tx, context, status=status)
 
 
 @web.middleware

@@ -17,7 +17,6 @@ from typing import Literal
 from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
-import aiohttp_jinja2
 import jinja2
 from aiohttp import web
 from markupsafe import Markup, escape
@@ -39,7 +38,7 @@ from jellybit.i18n import Texts, state_labels
 from jellybit.logs import for_download
 from store.card import DownloadCard
 from store.recognition import StoredCandidate, StoredRecognition
-from web import auth
+from web import auth, rendering
 from web.app import DEPS, WebDeps
 from web.auth import LANGUAGES, USER, render_refusal
 from worker.actions import RETRYABLE
@@ -61,15 +60,7 @@ Action = Literal["retry", "relink", "cancel"]
 
 
 def setup(app: web.Application) -> None:
-    aiohttp_jinja2.setup(
-        app,
-        loader=jinja2.PackageLoader("web", "templates"),
-        autoescape=True,
-        auto_reload=False,  # templates ship with the code: no stat() per render
-        # A misspelt name raises (and fails a test) instead of rendering as nothing.
-        undefined=jinja2.StrictUndefined,
-        default_helpers=False,
-    )
+    rendering.setup(app, app[DEPS].i18n, jinja2.PackageLoader("web", "templates"))
     auth.setup(app)
     app.router.add_static("/static/", STATIC)
     app.router.add_get("/", list_page)
@@ -240,15 +231,13 @@ class Page:
 
     def render(self, template: str, **values: object) -> web.Response:
         context = {
-            "_": self.tx.plain,
-            "lang": self.tx.language,
             "csrf": auth.csrf_of(self.request),
             "fmt": self.fmt,
             "fields": field_labels(self.tx),
             "flash": flash(self.tx, self.request.query),
             **values,
         }
-        return aiohttp_jinja2.render_template(template, self.request, context)
+        return rendering.render(self.request, template, self.tx, context)
 
 
 DownloadHandler = Callable[[Page, Download], Awaitable[web.StreamResponse]]

@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import jinja2
 import pytest
 from babel.messages.pofile import read_po
 
@@ -41,7 +42,7 @@ from tests.web.conftest import (
     sign_in,
     token,
 )
-from web import auth, pages
+from web import auth, pages, rendering
 from worker.engine import Engine
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -563,3 +564,12 @@ def test_every_template_text_has_a_russian_translation() -> None:
     }
     assert texts
     assert sorted(text for text in texts if not russian.get(text)) == []
+
+
+def test_template_labels_are_translated_and_escaped_when_compiled() -> None:
+    env = jinja2.Environment(autoescape=True, extensions=[rendering.TranslatedLiterals])
+    env.extend(translate={"Copy": "Копировать", "A & B": "А & Б"}.get)
+    template = env.from_string('{{ _("Copy") }}<b title="{{ _("A & B") }}">{{ _(name) }}</b>')
+    assert template.render(_=str.upper, name="dynamic") == (
+        'Копировать<b title="А &amp; Б">DYNAMIC</b>'  # a non-literal stays a call
+    )
