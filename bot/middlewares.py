@@ -60,7 +60,6 @@ class LanguageMiddleware(BaseMiddleware):
     def __init__(self, i18n: I18n, store: Store) -> None:
         self._i18n = i18n
         self._store = store
-        self._known: dict[int, str] = {}
 
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
         user: User | None = data.get("event_from_user")
@@ -68,10 +67,7 @@ class LanguageMiddleware(BaseMiddleware):
         data["tx"] = self._i18n.texts(code)
         chat: Chat | None = data.get("event_chat")
         if chat is not None:
-            language = self._i18n.language_of(code)
-            if self._known.get(chat.id) != language:
-                await self._store.telegram.set_chat_language(chat.id, language)
-                self._known[chat.id] = language
+            await self._store.telegram.set_chat_language(chat.id, self._i18n.language_of(code))
         return await handler(event, data)
 
 

@@ -91,6 +91,10 @@ class TelegramState:
             )
 
     async def set_chat_language(self, chat_id: int, language: str) -> None:
+        """Remember the chat's language (the bot calls it on every update: an
+        unchanged language writes nothing)."""
+        if self._languages.get(chat_id) == language:
+            return
         async with self._db.write() as conn:
             await conn.execute(
                 """INSERT INTO telegram_chat (chat_id, language, updated_at)
@@ -99,6 +103,10 @@ class TelegramState:
                 {"chat_id": chat_id, "language": language, "now": clock.now()},
             )
         self._languages[chat_id] = language
+
+    def known_language(self, chat_id: int) -> str | None:
+        """The chat's language if this process has already read or written it."""
+        return self._languages.get(chat_id)
 
     async def chat_language(self, chat_id: int) -> str | None:
         if chat_id in self._languages:

@@ -48,26 +48,20 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 class Languages:
     """The language of each person: their Telegram chat's, else ``general.language``.
 
-    The last language read is remembered so that a page refused before any
-    query (an invalid id) still answers in the person's language without one.
+    ``last_known`` answers without a query (a page refused for an invalid id):
+    the store keeps the languages it has read.
     """
 
     def __init__(self, deps: WebDeps) -> None:
         self._deps = deps
-        self._known: dict[int, str] = {}
 
     async def of(self, user_id: int | None) -> Texts:
-        if user_id is None:
-            return self._deps.i18n.texts(self._deps.settings.general.language)
-        stored = await self._deps.store.telegram.chat_language(user_id)
-        language = stored or self._deps.settings.general.language
-        self._known[user_id] = language
-        return self._deps.i18n.texts(language)
+        stored = None if user_id is None else await self._deps.store.telegram.chat_language(user_id)
+        return self._deps.i18n.texts(stored or self._deps.settings.general.language)
 
     def last_known(self, user_id: int | None) -> Texts:
-        default = self._deps.settings.general.language
-        known = default if user_id is None else self._known.get(user_id, default)
-        return self._deps.i18n.texts(known)
+        known = None if user_id is None else self._deps.store.telegram.known_language(user_id)
+        return self._deps.i18n.texts(known or self._deps.settings.general.language)
 
 
 LANGUAGES = web.AppKey("languages", Languages)
