@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from core import clock
 from core.errors import NotFoundError
+from core.evidence import Evidence, Season
 from core.ids import Id, new_id
 from store.db import Database
 from store.rows import fetch_one
@@ -21,6 +22,8 @@ class StoredFile:
     episodes: tuple[int, ...]
     language: str | None
     flags: tuple[str, ...]
+    video: str | None = None  # a subtitle's video
+    absolute: bool = False  # "S3 - 59": numbered across seasons
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,8 @@ class StoredCandidate:
     popularity: float
     score: float
     selected: bool
+    evidence: Evidence | None = None
+    seasons: tuple[Season, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,7 @@ class StoredRecognition:
     year: int | None
     season: int | None
     status: str  # auto | needs_review | confirmed | waiting
-    reason: str | None
+    reason: str | None  # JSON of core.reasons.Reason (plain English before 0007)
     created_at: str
     files: tuple[StoredFile, ...]
     candidates: tuple[StoredCandidate, ...]
@@ -111,8 +116,9 @@ class Recognitions:
             )
             await conn.executemany(
                 """INSERT INTO recognition_file (recognition_id, path, role, size, season,
-                    episodes, language, flags)
-                VALUES (:rid, :path, :role, :size, :season, :episodes, :language, :flags)""",
+                    episodes, language, flags, video, absolute)
+                VALUES (:rid, :path, :role, :size, :season, :episodes, :language, :flags,
+                    :video, :absolute)""",
                 [
                     {
                         "rid": recognition_id,
@@ -123,6 +129,8 @@ class Recognitions:
                         "episodes": json.dumps(list(f.episodes)),
                         "language": f.language,
                         "flags": json.dumps(list(f.flags)),
+                        "video": f.video,
+                        "absolute": int(f.absolute),
                     }
                     for f in files
                 ],
@@ -130,9 +138,10 @@ class Recognitions:
             await conn.executemany(
                 """INSERT INTO metadata_candidate (id, recognition_id, provider, provider_id, kind,
                     title, original_title, year, score, selected, overview, poster_path,
-                    popularity, created_at)
+                    popularity, evidence, seasons, created_at)
                 VALUES (:id, :rid, :provider, :provider_id, :kind, :title, :original_title, :year,
-                    :score, :selected, :overview, :poster_path, :popularity, :now)""",
+                    :score, :selected, :overview, :poster_path, :popularity, :evidence, :seasons,
+                    :now)""",
                 [
                     {
                         "id": c.id,
@@ -148,6 +157,8 @@ class Recognitions:
                         "overview": c.overview,
                         "poster_path": c.poster_path,
                         "popularity": c.popularity,
+                        "evidence": json.dumps(c.evidence.as_json()) if c.evidence else None,
+                        "seasons": json.dumps(c.seasons) if c.seasons is not None else None,
                         "now": now,
                     }
                     for c in candidates
@@ -339,6 +350,8 @@ def _file(r: sqlite3.Row) -> StoredFile:
         episodes=tuple(json.loads(r["episodes"] or "[]")),
         language=r["language"],
         flags=tuple(json.loads(r["flags"] or "[]")),
+        video=r["video"],
+        absolute=bool(r["absolute"]),
     )
 
 
@@ -356,4 +369,12 @@ def _candidate(r: sqlite3.Row) -> StoredCandidate:
         popularity=r["popularity"] or 0.0,
         score=r["score"],
         selected=bool(r["selected"]),
+        evidence=Evidence.from_json(json.loads(r["evidence"])) if r["evidence"] else None,
+        seasons=_seasons(r["seasons"]),
     )
+
+
+def _seasons(text: str | None) -> tuple[Season, ...] | None:
+    if text is None:
+        return None
+    return tuple(Season(*row) for row in json.loads(text))

@@ -29,10 +29,11 @@ from core.errors import (
     NotFoundError,
     UnreachableError,
 )
+from core.evidence import Candidate, MediaKind
 from core.ids import Id, new_id, parse_id
 from core.models import Download
+from core.reasons import Reason
 from core.recognize import OVERRIDE_FIELDS
-from core.scoring import Candidate, MediaKind
 from core.states import ACTIVE, State
 from jellybit.i18n import Texts, state_labels
 from jellybit.logs import for_download
@@ -41,6 +42,7 @@ from store.recognition import StoredCandidate, StoredRecognition
 from web import auth, rendering
 from web.app import DEPS, WebDeps
 from web.auth import LANGUAGES, USER, render_refusal
+from web.explain import evidence_line, reason_text
 from worker.actions import RETRYABLE
 
 PAGE_SIZE = 25  # a phone screen or two; render time grows with it (bench/web_bench.py)
@@ -107,8 +109,12 @@ class Formats:
         return self._states[state]
 
     def reason(self, text: str | None) -> str:
-        # Fixed reasons of core and the worker have translations; others stay English.
-        return self._tx.plain(text) if text else ""
+        """A stored reason: a code in the reader's words (older English text is
+        translated where the catalogue has it)."""
+        return reason_text(self._tx, Reason.loads(text))
+
+    def evidence(self, candidate: StoredCandidate | Candidate) -> str:
+        return evidence_line(self._tx, candidate.evidence, candidate.title)
 
     def percent(self, progress: float) -> int:
         return max(0, min(100, int(progress * 100)))
@@ -600,6 +606,7 @@ async def _with_candidate(deps: WebDeps, recognition: StoredRecognition, found: 
         popularity=found.popularity,
         score=1.0,  # the person's own pick: nothing is surer
         selected=False,
+        seasons=found.seasons,
     )
     kept = [replace(c, id=new_id(), selected=False) for c in recognition.candidates]
     saved = await deps.store.recognitions.save(
@@ -609,7 +616,7 @@ async def _with_candidate(deps: WebDeps, recognition: StoredRecognition, found: 
         year=recognition.year,
         season=recognition.season,
         status="needs_review",
-        reason="picked by hand",
+        reason=Reason("picked").dumps(),
         files=recognition.files,
         candidates=[picked, *kept],
     )

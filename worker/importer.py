@@ -12,6 +12,7 @@ the chat through the outbox.
 import asyncio
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from core import clock
 from core.config import LibrarySettings
@@ -19,10 +20,12 @@ from core.errors import ExternalError
 from core.ids import Id
 from core.models import Download, SnapshotChange, Transition
 from core.naming import DuplicateTargetError, LibraryFile, Title, folder_name, plan_targets
+from core.reasons import Reason, reason
+from core.recognize import RecognizedFile, Role, placed, unplaceable
 from core.states import State
 from jellybit.logs import Logger, get_logger
 from store import Store
-from store.recognition import FileLink, StoredCandidate, StoredRecognition
+from store.recognition import FileLink, StoredCandidate, StoredFile, StoredRecognition
 from worker.jellyfin import JellyfinClient
 from worker.layout import (
     CrossDeviceError,
@@ -39,6 +42,7 @@ from worker.recognition import Recognizer
 
 TICK = 5.0
 MAX_WAIT = 300.0
+_PICK = Reason("review.unsure").dumps()
 
 
 class Importer:
@@ -71,41 +75,53 @@ class Importer:
             self.wake.clear()
 
     async def tick(self) -> None:
+        batch: dict[tuple[Any, ...], Any] = {}  # TMDB's answers, shared by this batch
         for download in await self._store.tracking.list_in_states({State.IMPORTING}):
             if clock.monotonic() < self._not_before.get(download.id, 0.0):
                 continue
             try:
-                await self.process(download)
+                await self.process(download, batch)
             except Exception:  # one broken download must not hold back the others
                 get_logger(download_id=download.id).exception("import.failed_unexpectedly")
                 self._not_before[download.id] = clock.monotonic() + MAX_WAIT
         await self._refresh_jellyfin([])
 
-    async def process(self, download: Download) -> None:
+    async def process(
+        self, download: Download, batch: dict[tuple[Any, ...], Any] | None = None
+    ) -> None:
         log = get_logger(download_id=download.id)
         recognition = await self._store.recognitions.current(download.id)
         if recognition is None or recognition.status == "waiting":
             try:
-                outcome = await self._recognizer.recognize(download, log)
+                outcome = await self._recognizer.recognize(download, log, batch)
             except ExternalError as error:
-                await self._wait(download, recognition, f"{error}; retrying", log)
+                await self._wait(download, recognition, error, log)
                 return
             self._failures.pop(download.id, None)
             if outcome.status != "auto":
-                await self._move(download, State.REVIEW, outcome.reason or "pick the title")
+                await self._move(download, State.REVIEW, outcome.reason.dumps())
                 return
             recognition = await self._store.recognitions.current(download.id)
         assert recognition is not None
         chosen = recognition.chosen()
         if chosen is None:
-            await self._move(download, State.REVIEW, recognition.reason or "pick the title")
+            await self._move(download, State.REVIEW, recognition.reason or _PICK)
             return
+        if chosen.kind != recognition.kind:
+            # The person picked a show for what read as a movie in parts (or the other
+            # way round): its files are read again as that kind.
+            recognition = await self._recognizer.recognize_as(download, recognition, chosen)
         await self._lay_out(download, recognition, chosen, log.bind(recognition_id=recognition.id))
 
     async def _wait(
-        self, download: Download, recognition: StoredRecognition | None, reason: str, log: Logger
+        self,
+        download: Download,
+        recognition: StoredRecognition | None,
+        error: ExternalError,
+        log: Logger,
     ) -> None:
         """An external system is down: wait visibly, try again later, never guess."""
+        reason = Reason("waiting", {"system": error.system, "detail": error.detail}).dumps()
         failures = self._failures.get(download.id, 0) + 1
         self._failures[download.id] = failures
         self._not_before[download.id] = clock.monotonic() + min(2.0 * 2 ** (failures - 1), MAX_WAIT)
@@ -116,7 +132,7 @@ class Importer:
             )  # fmt: skip
         else:
             await self._store.recognitions.set_status(recognition.id, "waiting", reason)
-        log.warning("import.waiting", reason=reason, attempt=failures)
+        log.warning("import.waiting", reason=str(error), attempt=failures)
 
     async def _lay_out(
         self,
@@ -126,7 +142,7 @@ class Importer:
         log: Logger,
     ) -> None:
         title = _title(chosen)
-        rows = await self._batch(download, recognition, title, log)
+        rows = await self._batch(download, recognition, chosen, log)
         if rows is None:
             return
         if not rows:
@@ -150,7 +166,11 @@ class Importer:
         await self._move(download, State.DONE, _summary(title, methods, self._library.link_mode))
 
     async def _batch(
-        self, download: Download, recognition: StoredRecognition, title: Title, log: Logger
+        self,
+        download: Download,
+        recognition: StoredRecognition,
+        chosen: StoredCandidate,
+        log: Logger,
     ) -> list[FileLink] | None:
         """The batch to apply: an unfinished one (a crash midway) is finished;
         otherwise the previous one is undone (relink) and a new one planned."""
@@ -160,7 +180,12 @@ class Importer:
             batch = min(batches)
             return [row for row in links if row.batch_id == batch]
         await self._undo(links, log)
-        files = [
+        files = placed([_recognized(f) for f in recognition.files], chosen.seasons)
+        if (unknown := unplaceable(chosen.kind, files)) is not None:
+            why = reason("review.episode_unknown", file=unknown)
+            await self._move(download, State.REVIEW, why.dumps())
+            return None
+        library_files = [
             LibraryFile(
                 source=f.path,
                 role="video" if f.role == "video" else "subtitle",
@@ -168,13 +193,16 @@ class Importer:
                 episodes=f.episodes,
                 language=f.language,
                 flags=f.flags,
+                video=f.video,
             )
-            for f in recognition.files
-            if f.role in ("video", "subtitle")
+            for f in files
         ]
         try:
             targets = plan_targets(
-                title, files, movies=self._library.movies, shows=self._library.shows
+                _title(chosen),
+                library_files,
+                movies=self._library.movies,
+                shows=self._library.shows,
             )
         except DuplicateTargetError as error:
             await self._move(download, State.REVIEW, str(error))
@@ -248,6 +276,20 @@ class Importer:
             self._refresh_pending = []
         except ExternalError as error:
             get_logger().warning("jellyfin.refresh_delayed", reason=str(error))
+
+
+def _recognized(file: StoredFile) -> RecognizedFile:
+    role: Role = "video" if file.role == "video" else "subtitle"
+    return RecognizedFile(
+        file.path,
+        role,
+        file.season,
+        file.episodes,
+        file.language,
+        file.flags,
+        file.video,
+        absolute=file.absolute,
+    )
 
 
 def _title(chosen: StoredCandidate) -> Title:

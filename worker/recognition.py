@@ -1,45 +1,55 @@
-"""Recognition: from a complete torrent to a recognition with scored candidates.
+"""Recognition: from a complete torrent to a recognition with weighed candidates.
 
-Files come from qBittorrent; names are parsed with guessit in a worker PROCESS:
-it is CPU-bound, and in a thread its long regular-expression calls hold the GIL
-(the loop lagged ~90 ms during a 200-file season; bench/import_bench.py);
-hints and overrides win over parsing; candidates come from TMDB (or, with
-``provider = "none"``, the parsed name is the only one). The top candidate is
-accepted only when it is clearly ahead; otherwise the person picks on the
-review page.
+Files come from qBittorrent; names are parsed in worker PROCESSES (guessit is
+CPU-bound, and in a thread its long regular-expression calls hold the GIL: the loop
+lagged ~90 ms during a 200-file season; bench/import_bench.py); the small text
+files of the torrent (``.nfo``) and the magnet's ``dn`` are read for ids; hints and
+overrides win over parsing; the title is found and decided by
+``worker.identify`` (TMDB, or with ``provider = "none"`` the parsed name).
 """
 
 import asyncio
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
 
 from core.config import MetadataSettings
+from core.errors import InvalidInputError
+from core.evidence import Candidate, MediaKind
 from core.ids import new_id
+from core.magnet import parse_magnet
 from core.models import Download
-from core.recognize import Recognized, RecognizedFile, TorrentFile, recognize
-from core.scoring import Candidate, MediaKind, decide, score
+from core.parsing.files import extension
+from core.reasons import Reason
+from core.recognize import Recognized, RecognizedFile, TorrentFile
 from jellybit.logs import Logger
 from store import Store
-from store.recognition import StoredCandidate, StoredFile
+from store.recognition import StoredCandidate, StoredFile, StoredRecognition
+from worker.identify import Lookup, Source, identify_download, parse_source
+from worker.layout import LayoutError, resolve_source
 from worker.parent import exit_with_parent
 from worker.poller import Poller
 from worker.qbt import QbtClient
 from worker.tmdb import TmdbClient
 
-MAX_CANDIDATES = 5
+PARSERS = 2  # both cores: two downloads are parsed at once
+TEXT_EXTENSIONS = frozenset({"nfo", "txt"})
+MAX_TEXT_BYTES = 256 * 1024  # an .nfo is a few KiB; more is not an .nfo
+MAX_TEXTS = 4
 
 
 def parser_pool() -> ProcessPoolExecutor:
-    """The one process that runs guessit. Spawned, not forked: the parent has
-    threads (SQLite, qBittorrent) mid-call. It ends by itself when jellybit dies
-    without shutting it down (SIGKILL, OOM): it holds both ends of its own task
+    """The processes that run guessit. Spawned, not forked: the parent has threads
+    (SQLite, qBittorrent) mid-call. They end by themselves when jellybit dies
+    without shutting them down (SIGKILL, OOM): each holds both ends of its own task
     pipe, so it would otherwise wait for work forever, and keep the resource
     tracker alive with it."""
     return ProcessPoolExecutor(
-        max_workers=1,
+        max_workers=PARSERS,
         mp_context=get_context("spawn"),
         initializer=exit_with_parent,
         initargs=(os.getpid(),),
@@ -49,7 +59,7 @@ def parser_pool() -> ProcessPoolExecutor:
 @dataclass(frozen=True)
 class Outcome:
     status: str  # auto | needs_review
-    reason: str | None
+    reason: Reason
 
 
 class Recognizer:
@@ -65,25 +75,29 @@ class Recognizer:
         self._qbt = qbt
         self._poller = poller
         self._settings = settings
-        self._tmdb = tmdb
+        self._tmdb = tmdb if tmdb is not None and tmdb.enabled else None
         self._parser = parser_pool()
 
     async def close(self) -> None:
         await asyncio.to_thread(self._parser.shutdown, wait=True, cancel_futures=True)
 
-    async def recognize(self, download: Download, log: Logger) -> Outcome:
+    async def recognize(
+        self, download: Download, log: Logger, cache: dict[tuple[Any, ...], Any] | None = None
+    ) -> Outcome:
         """Recognize and store the result. Raises ``UnreachableError`` when
-        qBittorrent or TMDB cannot answer: nothing is guessed meanwhile."""
-        files = await self._files(download)
-        hints = await self._store.telegram.hints(download.id)
-        overrides = await self._store.recognitions.overrides(download.id)
-        loop = asyncio.get_running_loop()
-        recognized = await loop.run_in_executor(
-            self._parser, recognize, download.name, files, hints, dict(overrides)
+        qBittorrent or TMDB cannot answer: nothing is guessed meanwhile. ``cache``
+        holds TMDB's answers for a batch of downloads."""
+        source = await self._source(download)
+        files = source.files
+        lookup = None if self._tmdb is None else Lookup(self._tmdb, {} if cache is None else cache)
+        found = await identify_download(
+            source,
+            self._parse,
+            lookup,
+            auto_accept=self._settings.auto_accept,
+            language=self._settings.language,
         )
-        candidates = await self._candidates(recognized)
-        chosen = decide(candidates, self._settings.auto_accept) if candidates else None
-        reason = None if chosen is not None else _review_reason(recognized, candidates)
+        recognized, chosen = found.recognized, found.chosen
         status = "auto" if chosen is not None else "needs_review"
         recognition_id = await self._store.recognitions.save(
             download.id,
@@ -92,9 +106,9 @@ class Recognizer:
             year=recognized.year,
             season=recognized.season,
             status=status,
-            reason=reason,
+            reason=found.reason.dumps(),
             files=[_stored_file(f, files) for f in recognized.files if f.role != "skip"],
-            candidates=[_stored(c, c is chosen) for c in candidates],
+            candidates=[_stored(c, c is chosen) for c in found.candidates],
         )
         log.info(
             "recognition.done",
@@ -103,9 +117,50 @@ class Recognizer:
             title=recognized.title,
             year=recognized.year,
             status=status,
-            candidates=len(candidates),
+            reason=found.reason.code,
+            candidates=len(found.candidates),
+            tmdb_requests=lookup.spent if lookup else 0,
         )
-        return Outcome(status, reason)
+        return Outcome(status, found.reason)
+
+    async def recognize_as(
+        self, download: Download, recognition: StoredRecognition, chosen: StoredCandidate
+    ) -> StoredRecognition:
+        """The person picked a title of another kind than the files read as (a show
+        for "Part 1…N"): the files are read again as that kind, the pick kept."""
+        source = await self._source(download)
+        recognized = await self._parse(source, "series" if chosen.kind == "series" else "movie")
+        await self._store.recognitions.save(
+            download.id,
+            kind=recognized.kind,
+            title=recognized.title,
+            year=recognized.year,
+            season=recognized.season,
+            status="confirmed",
+            reason=None,
+            files=[_stored_file(f, source.files) for f in recognized.files if f.role != "skip"],
+            candidates=[
+                replace(c, id=new_id(), selected=c.id == chosen.id) for c in recognition.candidates
+            ],
+        )
+        current = await self._store.recognitions.current(download.id)
+        assert current is not None  # just saved
+        return current
+
+    async def _source(self, download: Download) -> Source:
+        files = await self._files(download)
+        return Source(
+            name=download.name,
+            files=tuple(files),
+            hints=tuple(await self._store.telegram.hints(download.id)),
+            overrides=dict(await self._store.recognitions.overrides(download.id)),
+            texts=tuple(await asyncio.to_thread(_texts, download, files)),
+            dn=_dn(download),
+        )
+
+    async def _parse(self, source: Source, kind: MediaKind | None) -> Recognized:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._parser, parse_source, source, kind)
 
     async def _files(self, download: Download) -> list[TorrentFile]:
         found = await self._poller.find_torrent(download.hash_values())
@@ -114,46 +169,34 @@ class Recognizer:
         answer = await self._qbt.torrent_files(found[0])
         return [TorrentFile(path=str(f["name"]), size=int(f["size"])) for f in answer]
 
-    async def _candidates(self, recognized: Recognized) -> list[Candidate]:
-        title, kind = recognized.title, recognized.kind
-        if title is None or kind == "unknown":
-            return []
-        if self._settings.provider == "none" or self._tmdb is None:
-            return [_local(recognized, kind, title)]
-        found = await self._tmdb.search(kind, title, recognized.year)
-        if not found and recognized.alt_title:  # "Дюна / Dune": the other name
-            found = await self._tmdb.search(kind, recognized.alt_title, recognized.year)
-        if not found and recognized.year is not None:  # a wrong year must not hide the title
-            found = await self._tmdb.search(kind, title, None)
-        return score(title, recognized.alt_title, recognized.year, found)[:MAX_CANDIDATES]
+
+def _dn(download: Download) -> str | None:
+    """The magnet's ``dn``: it may carry a year or an id the torrent's own name lost."""
+    try:
+        name = parse_magnet(download.source_ref).name
+    except InvalidInputError:
+        return None
+    return name if name and name != download.name else None
 
 
-def _local(recognized: Recognized, kind: MediaKind, title: str) -> Candidate:
-    """With no metadata provider the parsed name is the only candidate: sure
-    enough when it has a title, and a year for a movie."""
-    complete = kind == "series" or recognized.year is not None
-    return Candidate(
-        provider="local",
-        provider_id=None,
-        kind=kind,
-        title=title,
-        original_title=None,
-        year=recognized.year,
-        overview=None,
-        poster_path=None,
-        popularity=0.0,
-        score=1.0 if complete else 0.0,
-    )
-
-
-def _review_reason(recognized: Recognized, candidates: Sequence[Candidate]) -> str:
-    if recognized.title is None or recognized.kind == "unknown":
-        return "could not tell what this is from its name"
-    if not candidates:
-        return f"no match for {recognized.title!r} in the metadata"
-    if len(candidates) > 1:
-        return "several titles match; pick the right one"
-    return "the match is not certain enough"
+def _texts(download: Download, files: Sequence[TorrentFile]) -> list[str]:
+    """The small text files of the download (``.nfo``): read from the save path,
+    bounded in number and size; one that cannot be read is left out."""
+    if not download.save_path:
+        return []
+    texts = []
+    for file in files:
+        if extension(file.path) not in TEXT_EXTENSIONS or not 0 < file.size <= MAX_TEXT_BYTES:
+            continue
+        try:
+            path = resolve_source(Path(download.save_path), file.path)
+            with path.open("rb") as source:
+                texts.append(source.read(MAX_TEXT_BYTES).decode("utf-8", "replace"))
+        except (OSError, LayoutError):
+            continue
+        if len(texts) == MAX_TEXTS:
+            break
+    return texts
 
 
 def _stored(candidate: Candidate, selected: bool) -> StoredCandidate:
@@ -170,6 +213,8 @@ def _stored(candidate: Candidate, selected: bool) -> StoredCandidate:
         popularity=candidate.popularity,
         score=candidate.score,
         selected=selected,
+        evidence=candidate.evidence,
+        seasons=candidate.seasons,
     )
 
 
@@ -183,4 +228,6 @@ def _stored_file(file: RecognizedFile, files: Sequence[TorrentFile]) -> StoredFi
         episodes=file.episodes,
         language=file.language,
         flags=file.flags,
+        video=file.video,
+        absolute=file.absolute,
     )

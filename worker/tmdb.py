@@ -1,4 +1,4 @@
-"""The TMDB adapter: search and details as :class:`~core.scoring.Candidate`.
+"""The TMDB adapter: search, details, ``/find`` and seasons as :class:`~core.evidence.Candidate`.
 
 Authentication is decided by the shape of ``metadata.tmdb_api_key``: a v4 read
 access token (a JWT: three dot-separated parts) goes in ``Authorization:
@@ -16,6 +16,7 @@ this client never loops forever. A connection failure or timeout raises
 
 import asyncio
 import contextlib
+from dataclasses import replace
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
@@ -24,7 +25,7 @@ import aiohttp
 from core import clock
 from core.config import MetadataSettings
 from core.errors import AuthFailedError, RejectedError, UnreachableError
-from core.scoring import Candidate, MediaKind
+from core.evidence import Candidate, MediaKind, Season
 from jellybit.logs import Logger, external_call, get_logger
 
 SYSTEM = "tmdb"
@@ -87,24 +88,62 @@ class TmdbClient:
             await self._session.close()
             self._session = None
 
-    async def search(self, kind: MediaKind, title: str, year: int | None) -> list[Candidate]:
-        """The first page of TMDB's search for ``title`` (and ``year`` when known)."""
+    async def search(
+        self, kind: MediaKind, title: str, year: int | None, *, language: str | None = None
+    ) -> list[Candidate]:
+        """The first page of TMDB's search for ``title`` (and ``year`` when known), in
+        ``language`` (default: ``metadata.language``)."""
         params: dict[str, str] = {"query": title, "include_adult": "false", "page": "1"}
         if year is not None:
             params["year" if kind == "movie" else "first_air_date_year"] = str(year)
-        answer = await self._get(f"search/{_PATHS[kind]}", params, f"search_{_PATHS[kind]}")
+        path = _PATHS[kind]
+        answer = await self._get(f"search/{path}", params, f"search_{path}", language)
         results = answer.get("results")
         if not isinstance(results, list):
             raise UnreachableError(SYSTEM, "search answer without results")
-        return [_candidate(kind, item) for item in results if isinstance(item, dict)]
+        return _candidates(kind, results)
 
     async def details(self, kind: MediaKind, tmdb_id: int | str) -> Candidate:
-        """One movie or show by its TMDB id; an unknown id is a ``RejectedError``."""
-        answer = await self._get(f"{_PATHS[kind]}/{int(tmdb_id)}", {}, f"{_PATHS[kind]}_details")
-        return _candidate(kind, answer)
+        """One movie or show by its TMDB id, with every name TMDB knows it by (its
+        alternative titles and translations), its countries, seasons and IMDb id; an
+        unknown id is a ``RejectedError``."""
+        number = parse_tmdb_id(tmdb_id)
+        if number is None:
+            raise RejectedError(SYSTEM, f"not a TMDB id: {str(tmdb_id)[:40]!r}")
+        path = _PATHS[kind]
+        params = {"append_to_response": "alternative_titles,translations,external_ids"}
+        answer = await self._get(f"{path}/{number}", params, f"{path}_details")
+        found = _candidate(kind, answer)
+        if found is None:
+            raise UnreachableError(SYSTEM, "details answer without a valid id")
+        return _detailed(found, answer)
 
-    async def _get(self, path: str, params: dict[str, str], operation: str) -> Json:
-        params = {**params, "language": self._language}
+    async def find(self, imdb_id: str) -> list[Candidate]:
+        """Movies and shows with this IMDb id (``tt…``): ``/find`` by external id."""
+        answer = await self._get(f"find/{imdb_id}", {"external_source": "imdb_id"}, "find")
+        movies, shows = answer.get("movie_results"), answer.get("tv_results")
+        return [
+            *_candidates("movie", movies if isinstance(movies, list) else []),
+            *_candidates("series", shows if isinstance(shows, list) else []),
+        ]
+
+    async def season(self, tmdb_id: int | str, number: int) -> list[tuple[int, str | None]]:
+        """The episodes of one season: (episode number, air date "YYYY-MM-DD")."""
+        show = parse_tmdb_id(tmdb_id)
+        if show is None:
+            raise RejectedError(SYSTEM, f"not a TMDB id: {str(tmdb_id)[:40]!r}")
+        answer = await self._get(f"tv/{show}/season/{int(number)}", {}, "tv_season")
+        episodes = answer.get("episodes")
+        found = []
+        for item in episodes if isinstance(episodes, list) else []:
+            if isinstance(item, dict) and (episode := _int(item.get("episode_number"))) is not None:
+                found.append((episode, _text(item.get("air_date"))))
+        return found
+
+    async def _get(
+        self, path: str, params: dict[str, str], operation: str, language: str | None = None
+    ) -> Json:
+        params = {**params, "language": language or self._language}
         headers = {"Accept": "application/json"}
         if auth_kind(self._key) == "bearer":
             headers["Authorization"] = f"Bearer {self._key}"
@@ -159,15 +198,37 @@ class TmdbClient:
         return self._session
 
 
-def _candidate(kind: MediaKind, item: Json) -> Candidate:
+def parse_tmdb_id(value: object) -> int | None:
+    """A TMDB id as TMDB gives it (a positive integer, or its ASCII digits), else None:
+    an id that is not one never reaches a path or a library folder."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 0 < value < 10**10 else None
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 10:
+        return int(value) or None
+    return None
+
+
+def _candidates(kind: MediaKind, items: list[Any]) -> list[Candidate]:
+    found = (_candidate(kind, item) for item in items if isinstance(item, dict))
+    return [candidate for candidate in found if candidate is not None]
+
+
+def _candidate(kind: MediaKind, item: Json) -> Candidate | None:
+    """A search result or details as a candidate; None when its id is not a TMDB id."""
+    tmdb_id = parse_tmdb_id(item.get("id"))
+    if tmdb_id is None:
+        return None
     if kind == "movie":
         title, original, date = item.get("title"), item.get("original_title"), "release_date"
     else:
         title, original, date = item.get("name"), item.get("original_name"), "first_air_date"
     title_text = _text(title) or _text(original) or ""
+    countries = item.get("origin_country")
     return Candidate(
         provider="tmdb",
-        provider_id=str(item["id"]) if item.get("id") is not None else None,
+        provider_id=str(tmdb_id),
         kind=kind,
         title=title_text,
         original_title=_text(original),
@@ -175,7 +236,62 @@ def _candidate(kind: MediaKind, item: Json) -> Candidate:
         overview=_text(item.get("overview")),
         poster_path=_text(item.get("poster_path")),
         popularity=_float(item.get("popularity")),
+        countries=_texts(countries if isinstance(countries, list) else []),
     )
+
+
+def _detailed(found: Candidate, answer: Json) -> Candidate:
+    """What details add: names (alternative titles, translations), countries,
+    seasons with their episode counts, the IMDb id."""
+    names: list[str] = []
+    alternative = answer.get("alternative_titles")
+    if isinstance(alternative, dict):
+        rows = alternative.get("titles", alternative.get("results"))
+        names += [_text(r.get("title")) or "" for r in _dicts(rows)]
+    translations = answer.get("translations")
+    if isinstance(translations, dict):
+        for row in _dicts(translations.get("translations")):
+            data = row.get("data")
+            if isinstance(data, dict):
+                names.append(_text(data.get("title")) or _text(data.get("name")) or "")
+    countries = list(found.countries)
+    countries += [
+        _text(c.get("iso_3166_1")) or "" for c in _dicts(answer.get("production_countries"))
+    ]
+    seasons = None
+    if found.kind == "series" and isinstance(answer.get("seasons"), list):
+        seasons = tuple(
+            Season(number, count, _year(row.get("air_date")))
+            for row in _dicts(answer.get("seasons"))
+            if (number := _int(row.get("season_number"))) is not None
+            and (count := _int(row.get("episode_count"))) is not None
+        )
+    external = answer.get("external_ids")
+    imdb = _text(answer.get("imdb_id")) or (
+        _text(external.get("imdb_id")) if isinstance(external, dict) else None
+    )
+    known = {found.title, found.original_title}
+    return replace(
+        found,
+        names=tuple(dict.fromkeys(n for n in names if n and n not in known)),
+        countries=tuple(dict.fromkeys(c for c in countries if c)),
+        seasons=seasons,
+        imdb_id=imdb,
+    )
+
+
+def _dicts(value: object) -> list[Json]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _texts(values: list[Any]) -> tuple[str, ...]:
+    return tuple(text for value in values if (text := _text(value)) is not None)
+
+
+def _int(value: object) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value
 
 
 def _text(value: object) -> str | None:

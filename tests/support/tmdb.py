@@ -1,21 +1,27 @@
-"""A fake TMDB API (v3) for tests: search and details over a small built-in catalogue.
+"""A fake TMDB API (v3) for tests, answering like the real one over a catalogue.
 
 jellybit's :class:`worker.tmdb.TmdbClient` is pointed at it by ``metadata.tmdb_base =
 fake.base_url`` (which ends in ``/3``, as the real one does). Answers have TMDB's own shapes
-and field names (``page``/``results``/``total_pages``/``total_results``; movie results with
-``title``/``original_title``/``release_date``, TV results with ``name``/``original_name``/
-``first_air_date``/``origin_country``…), and its errors are TMDB's JSON
-(``{"status_code": N, "status_message": …, "success": false}``).
+and field names, and its errors are TMDB's JSON (``{"status_code": N, "status_message": …,
+"success": false}``). The catalogue is the built-in ``CATALOGUE`` or any list of entries
+(``Entry.from_json`` reads the entries of ``tests/data/decisions-format.md``).
 
 - **Auth** as TMDB: a v3 key in the ``api_key`` parameter (``fake.api_key``, 32 hex digits)
   or a v4 read access token as ``Authorization: Bearer …`` (``fake.read_token``, a JWT).
   Anything else is a 401 with status_code 7.
 - **Search** (``/search/movie``: ``query``, ``year``/``primary_release_year``;
-  ``/search/tv``: ``query``, ``first_air_date_year``/``year``): case-insensitive substring
-  of the query, punctuation ignored, in any known title of an entry (English, original,
-  Russian) — TMDB searches translations too. Results are ordered by popularity, 20 a page.
-- **Language**: ``language=ru-RU`` (or ``ru``) answers Russian titles and overviews where the
-  catalogue has them, English otherwise (TMDB's fallback).
+  ``/search/tv``: ``query``, ``first_air_date_year``/``year``): as TMDB, the query is
+  matched against every name of an entry — title, original title, alternative titles and
+  translations — word by word (accents, case and punctuation ignored; the last word may be
+  the start of a word), or as the start of the name written without spaces ("spiderman").
+  Results are ordered by popularity, 20 a page, with ``total_results``/``total_pages``:
+  the decoys come first whenever they are more popular.
+- **Details** ``/movie/{id}``, ``/tv/{id}`` with ``append_to_response`` (any of
+  ``alternative_titles``, ``translations``, ``external_ids``), the same three as their own
+  endpoints, ``/tv/{id}/season/{n}`` (episodes with numbers and air dates), and
+  ``/find/{external_id}?external_source=imdb_id``.
+- **Language**: ``language=ru-RU`` (or ``ru``) answers the Russian translation where the
+  catalogue has one, English otherwise (TMDB's fallback).
 - **Faults**: ``fail_next(status, retry_after=None, times=1)`` answers the next request(s)
   with TMDB's error for that status (and a ``Retry-After`` header when given);
   ``set_down(True)`` closes every connection without an answer; ``set_delay(seconds)``
@@ -32,9 +38,12 @@ answered (None when the connection was dropped).
 from __future__ import annotations
 
 import base64
+import datetime
 import json
 import re
 import secrets
+import unicodedata
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -48,6 +57,7 @@ TmdbKind = Literal["movie", "tv"]
 
 PAGE_SIZE = 20
 _NON_WORD = re.compile(r"[\W_]+")
+_APOSTROPHES = re.compile(r"['’`ʼ]")
 
 INVALID_KEY: Json = {
     "status_code": 7,
@@ -93,6 +103,21 @@ GENRES = {
     10759: "Action & Adventure",
     10765: "Sci-Fi & Fantasy",
 }
+_LANGUAGE_NAMES = {"ru": ("Pусский", "Russian"), "en": ("English", "English")}
+
+
+@dataclass(frozen=True)
+class Season:
+    number: int
+    episode_count: int
+    air_date: str = ""
+
+
+@dataclass(frozen=True)
+class AltTitle:
+    country: str  # iso_3166_1
+    title: str
+    type: str = ""
 
 
 @dataclass(frozen=True)
@@ -107,8 +132,9 @@ class Entry:
     overview: str
     popularity: float
     original_language: str = "en"
-    title_ru: str | None = None
-    overview_ru: str | None = None
+    translations: Mapping[str, str] = field(default_factory=dict)  # iso_639_1 -> title
+    translated_overviews: Mapping[str, str] = field(default_factory=dict)
+    alternative_titles: tuple[AltTitle, ...] = ()
     poster_path: str | None = None
     backdrop_path: str | None = None
     genre_ids: tuple[int, ...] = ()
@@ -117,31 +143,91 @@ class Entry:
     origin_country: tuple[str, ...] = ("US",)
     imdb_id: str | None = None
     runtime: int | None = None  # movies, minutes
-    seasons: int = 1  # shows
-    episodes_per_season: int = 8
+    type: str = "Scripted"  # shows
+    seasons: tuple[Season, ...] = ()  # shows; number 0 = specials
 
     @property
     def year(self) -> int | None:
         return int(self.date[:4]) if self.date[:4].isdigit() else None
 
-    def titles(self) -> list[str]:
-        return [t for t in (self.title, self.original_title, self.title_ru) if t]
+    def names(self) -> list[str]:
+        """Every name TMDB's search looks at."""
+        return [
+            self.title,
+            self.original_title,
+            *self.translations.values(),
+            *(alt.title for alt in self.alternative_titles),
+        ]
 
     def localized(self, language: str) -> tuple[str, str]:
         """(title, overview) in ``language``; English where there is no translation."""
-        if language.lower().split("-")[0] == "ru":
-            return self.title_ru or self.title, self.overview_ru or self.overview
-        return self.title, self.overview
+        code = language.lower().split("-")[0]
+        return (
+            self.translations.get(code) or self.title,
+            self.translated_overviews.get(code) or self.overview,
+        )
+
+    @classmethod
+    def from_json(cls, item: Mapping[str, Any]) -> Entry:
+        """An entry as ``tests/data/decisions-format.md`` writes it."""
+        kind: TmdbKind = "tv" if item["kind"] == "tv" else "movie"
+        return cls(
+            kind=kind,
+            id=int(item["id"]),
+            title=str(item["title"]),
+            original_title=str(item.get("original_title") or item["title"]),
+            date=str(item.get("date") or ""),
+            overview=str(item.get("overview") or ""),
+            popularity=float(item.get("popularity") or 0.0),
+            original_language=str(item.get("original_language") or "en"),
+            translations=dict(item.get("translations") or {}),
+            alternative_titles=tuple(
+                AltTitle(str(a.get("iso_3166_1") or ""), str(a["title"]), str(a.get("type") or ""))
+                for a in item.get("alternative_titles") or ()
+            ),
+            vote_count=int(item.get("vote_count") or 0),
+            origin_country=tuple(item.get("origin_country") or ()),
+            imdb_id=item.get("imdb_id"),
+            runtime=item.get("runtime"),
+            type=str(item.get("type") or "Scripted"),
+            seasons=tuple(
+                Season(
+                    int(s["season_number"]), int(s["episode_count"]), str(s.get("air_date") or "")
+                )
+                for s in item.get("seasons") or ()
+            ),
+        )
 
 
 def _movie(id: int, title: str, date: str, popularity: float, **more: Any) -> Entry:
     more.setdefault("original_title", title)
+    _translated(more)
     return Entry(kind="movie", id=id, title=title, date=date, popularity=popularity, **more)
 
 
-def _show(id: int, title: str, date: str, popularity: float, **more: Any) -> Entry:
+def _show(
+    id: int,
+    title: str,
+    date: str,
+    popularity: float,
+    *,
+    seasons: int = 1,
+    episodes_per_season: int = 8,
+    **more: Any,
+) -> Entry:
     more.setdefault("original_title", title)
+    _translated(more)
+    more["seasons"] = tuple(Season(n, episodes_per_season, date) for n in range(1, seasons + 1))
     return Entry(kind="tv", id=id, title=title, date=date, popularity=popularity, **more)
+
+
+def _translated(more: dict[str, Any]) -> None:
+    """``title_ru``/``overview_ru`` of the built-in catalogue as translations."""
+    title_ru, overview_ru = more.pop("title_ru", None), more.pop("overview_ru", None)
+    if title_ru:
+        more["translations"] = {"ru": title_ru}
+    if overview_ru:
+        more["translated_overviews"] = {"ru": overview_ru}
 
 
 CATALOGUE: tuple[Entry, ...] = (
@@ -348,8 +434,27 @@ def make_read_token() -> str:
     return f"{_token(json.dumps({'alg': 'HS256'}))}.{_token(json.dumps(payload))}.{signature}"
 
 
-def _words(text: str) -> str:
-    return " ".join(_NON_WORD.sub(" ", text.casefold()).split())
+def _words(text: str) -> list[str]:
+    text = unicodedata.normalize("NFKD", text.replace("&", " and "))
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
+    return _NON_WORD.sub(" ", _APOSTROPHES.sub("", text)).split()
+
+
+def matches(query: str, name: str) -> bool:
+    """TMDB's search, as far as it matters here: every word of the query is a word of
+    the name (the last one may be the start of one), or the name written without
+    spaces starts with the query written without spaces."""
+    asked, words = _words(query), _words(name)
+    if not asked or not words:
+        return False
+    if "".join(words).startswith("".join(asked)):
+        return True
+    *whole, last = asked
+    return all(word in words for word in whole) and any(w.startswith(last) for w in words)
+
+
+def _season_years(entry: Entry) -> set[str]:
+    return {s.air_date[:4] for s in entry.seasons if s.air_date[:4].isdigit()}
 
 
 @dataclass
@@ -360,8 +465,15 @@ class FakeTmdb(HttpFake):
     read_token: str = field(default_factory=make_read_token)
     catalogue: list[Entry] = field(default_factory=lambda: list(CATALOGUE))
 
+    @classmethod
+    def of(cls, entries: Iterable[Entry]) -> FakeTmdb:
+        return cls(catalogue=list(entries))
+
     def _routes(self, app: web.Application) -> None:
         app.router.add_get("/3/search/{kind}", self._search)
+        app.router.add_get("/3/find/{external_id}", self._find)
+        app.router.add_get(r"/3/tv/{id}/season/{season}", self._season)
+        app.router.add_get(r"/3/{kind}/{id}/{part}", self._part)
         app.router.add_get(r"/3/{kind}/{id}", self._details)
         app.router.add_route("*", "/{tail:.*}", self._unknown)
 
@@ -369,6 +481,11 @@ class FakeTmdb(HttpFake):
     def base_url(self) -> str:
         """What ``metadata.tmdb_base`` should be: ``http://127.0.0.1:PORT/3``."""
         return f"{self._origin}/3"
+
+    def _entry(self, kind: str, raw_id: str) -> Entry | None:
+        if not (raw_id.isascii() and raw_id.isdigit()):
+            return None
+        return next((e for e in self.catalogue if e.kind == kind and e.id == int(raw_id)), None)
 
     # ---- handlers -----------------------------------------------------------------------
     async def _search(self, request: web.Request) -> web.StreamResponse:
@@ -379,23 +496,13 @@ class FakeTmdb(HttpFake):
         if kind not in ("movie", "tv"):
             return self._answer(call, NOT_FOUND, 404)
         params = call.params
-        query = _words(params.get("query", ""))
-        year_keys = (
-            ("year", "primary_release_year")
-            if kind == "movie"
-            else (
-                "first_air_date_year",
-                "year",
-            )
-        )
-        years = {params[k] for k in year_keys if params.get(k)}
+        query = params.get("query", "")
         found = [
             entry
             for entry in self.catalogue
             if entry.kind == kind
-            and query
-            and any(query in _words(title) for title in entry.titles())
-            and all(str(entry.year) == year for year in years)
+            and any(matches(query, name) for name in entry.names())
+            and self._in_year(entry, params)
         ]
         found.sort(key=lambda e: -e.popularity)
         try:
@@ -412,22 +519,87 @@ class FakeTmdb(HttpFake):
         }
         return self._answer(call, body)
 
+    @staticmethod
+    def _in_year(entry: Entry, params: Mapping[str, str]) -> bool:
+        """``year``/``primary_release_year`` (movies), ``first_air_date_year`` (shows), and
+        for shows ``year``: the first air year or the year of any season."""
+        first = str(entry.year)
+        if entry.kind == "movie":
+            return all(
+                params[k] == first for k in ("year", "primary_release_year") if params.get(k)
+            )
+        if params.get("first_air_date_year") and params["first_air_date_year"] != first:
+            return False
+        year = params.get("year")
+        return not year or year == first or year in _season_years(entry)
+
     async def _details(self, request: web.Request) -> web.StreamResponse:
         call, early = await self._begin(request)
         if early is not None:
             return early
-        kind, raw_id = request.match_info["kind"], request.match_info["id"]
-        entry = next(
-            (
-                e
-                for e in self.catalogue
-                if e.kind == kind and raw_id.isdigit() and e.id == int(raw_id)
-            ),
-            None,
-        )
+        entry = self._entry(request.match_info["kind"], request.match_info["id"])
         if entry is None:
             return self._answer(call, NOT_FOUND, 404)
-        return self._answer(call, self._detail(entry, call.params.get("language", "en-US")))
+        language = call.params.get("language", "en-US")
+        body = self._detail(entry, language)
+        for part in call.params.get("append_to_response", "").split(","):
+            appended = self._appended(entry, part.strip())
+            if appended is not None:
+                body[part.strip()] = appended
+        return self._answer(call, body)
+
+    async def _part(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        entry = self._entry(request.match_info["kind"], request.match_info["id"])
+        appended = None if entry is None else self._appended(entry, request.match_info["part"])
+        if appended is None:
+            return self._answer(call, NOT_FOUND, 404)
+        return self._answer(call, {"id": entry.id, **appended} if entry else appended)
+
+    async def _season(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        entry = self._entry("tv", request.match_info["id"])
+        raw = request.match_info["season"]
+        season = (
+            next((s for s in entry.seasons if raw.isdigit() and s.number == int(raw)), None)
+            if entry
+            else None
+        )
+        if entry is None or season is None:
+            return self._answer(call, NOT_FOUND, 404)
+        return self._answer(call, _season_body(entry, season))
+
+    async def _find(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        if call.params.get("external_source") != "imdb_id":
+            return self._answer(
+                call,
+                {"success": False, "status_code": 22, "status_message": "Invalid parameters."},
+                400,
+            )
+        wanted = request.match_info["external_id"]
+        language = call.params.get("language", "en-US")
+        found = [e for e in self.catalogue if e.imdb_id and e.imdb_id == wanted]
+        body = {
+            "movie_results": [
+                {**self._result(e, language), "media_type": "movie"}
+                for e in found
+                if e.kind == "movie"
+            ],
+            "person_results": [],
+            "tv_results": [
+                {**self._result(e, language), "media_type": "tv"} for e in found if e.kind == "tv"
+            ],
+            "tv_episode_results": [],
+            "tv_season_results": [],
+        }
+        return self._answer(call, body)
 
     async def _unknown(self, request: web.Request) -> web.StreamResponse:
         call, early = await self._begin(request)
@@ -495,31 +667,107 @@ class FakeTmdb(HttpFake):
                 belongs_to_collection=None,
                 budget=0,
                 imdb_id=entry.imdb_id,
+                production_countries=[{"iso_3166_1": c, "name": c} for c in entry.origin_country],
                 revenue=0,
                 runtime=entry.runtime,
                 spoken_languages=[],
             )
             return body
+        regular = [s for s in entry.seasons if s.number > 0]
         body.update(
             episode_run_time=[],
             in_production=False,
             languages=[entry.original_language],
-            last_air_date=entry.date,
-            number_of_episodes=entry.seasons * entry.episodes_per_season,
-            number_of_seasons=entry.seasons,
+            last_air_date=max((s.air_date for s in entry.seasons), default=entry.date),
+            number_of_episodes=sum(s.episode_count for s in regular),
+            number_of_seasons=len(regular),
             seasons=[
                 {
-                    "air_date": entry.date,
-                    "episode_count": entry.episodes_per_season,
-                    "id": entry.id * 100 + n,
-                    "name": f"Season {n}",
+                    "air_date": season.air_date or None,
+                    "episode_count": season.episode_count,
+                    "id": entry.id * 100 + season.number,
+                    "name": "Specials" if season.number == 0 else f"Season {season.number}",
                     "overview": "",
                     "poster_path": None,
-                    "season_number": n,
+                    "season_number": season.number,
                     "vote_average": 0.0,
                 }
-                for n in range(1, entry.seasons + 1)
+                for season in entry.seasons
             ],
-            type="Scripted",
+            type=entry.type,
         )
         return body
+
+    @staticmethod
+    def _appended(entry: Entry, part: str) -> Json | None:
+        """What ``append_to_response=<part>`` (or ``/<kind>/<id>/<part>``) adds."""
+        if part == "alternative_titles":
+            rows = [
+                {"iso_3166_1": a.country, "title": a.title, "type": a.type}
+                for a in entry.alternative_titles
+            ]
+            return {"titles": rows} if entry.kind == "movie" else {"results": rows}
+        if part == "translations":
+            key = "title" if entry.kind == "movie" else "name"
+            return {
+                "translations": [
+                    {
+                        "iso_3166_1": code.upper() if code != "en" else "US",
+                        "iso_639_1": code,
+                        "name": _LANGUAGE_NAMES.get(code, (code, code))[0],
+                        "english_name": _LANGUAGE_NAMES.get(code, (code, code))[1],
+                        "data": {
+                            key: title,
+                            "overview": entry.translated_overviews.get(code, ""),
+                            "homepage": "",
+                            "tagline": "",
+                        },
+                    }
+                    for code, title in {"en": entry.title, **entry.translations}.items()
+                ]
+            }
+        if part == "external_ids":
+            return {"imdb_id": entry.imdb_id, "tvdb_id": None, "wikidata_id": None}
+        return None
+
+
+def _season_body(entry: Entry, season: Season) -> Json:
+    start = _date(season.air_date) or _date(entry.date)
+    episodes = []
+    for number in range(1, season.episode_count + 1):
+        aired = start + datetime.timedelta(days=7 * (number - 1)) if start else None
+        episodes.append(
+            {
+                "air_date": aired.isoformat() if aired else None,
+                "episode_number": number,
+                "episode_type": "finale" if number == season.episode_count else "standard",
+                "id": entry.id * 10_000 + season.number * 100 + number,
+                "name": f"Episode {number}",
+                "overview": "",
+                "production_code": "",
+                "runtime": 45,
+                "season_number": season.number,
+                "show_id": entry.id,
+                "still_path": None,
+                "vote_average": 0.0,
+                "vote_count": 0,
+            }
+        )
+    return {
+        "_id": f"{entry.id:x}{season.number:04x}",
+        "air_date": season.air_date or None,
+        "episodes": episodes,
+        "name": "Specials" if season.number == 0 else f"Season {season.number}",
+        "overview": "",
+        "id": entry.id * 100 + season.number,
+        "poster_path": None,
+        "season_number": season.number,
+        "vote_average": 0.0,
+    }
+
+
+def _date(text: str) -> datetime.date | None:
+    try:
+        return datetime.date.fromisoformat(text[:10])
+    except ValueError:
+        return None

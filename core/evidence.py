@@ -1,0 +1,478 @@
+"""Which title a download is: candidates weighed by evidence, and a readable decision.
+
+Each candidate gathers :class:`Evidence` against what the release says (a
+:class:`Query`): how its names match the release's title, whether the years agree,
+the country tag, whether the seasons and episodes exist, an id that names it. The
+decision (:func:`decide`) is a short rule over that evidence:
+
+1. An id (IMDb in an ``.nfo``, a TMDB link) that names exactly one candidate wins.
+2. A candidate the release contradicts is out: a year two or more off, another
+   country than the tag, a season or episode it does not have.
+3. Of the rest, only the best title match counts: an exact name (title, original,
+   alternative title or translation) beats a close one, a close one beats one that
+   only contains the query ("Heroes" over "Heroes Reborn").
+4. Among those, the year (exact over one off), then the country tag, then fitting
+   seasons separate them; the year separates only when popularity does not point the
+   other way by a wide factor.
+5. Still several: the far more popular one (``WIDE`` times the next), else the
+   person picks. Two same-title works that stay close are never guessed.
+
+The accepted candidate's confidence (:func:`confidence`) must also reach
+``auto_accept``: it is how strong its evidence is, so a partial title never passes
+the default 0.85, an exact one does.
+"""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, NamedTuple
+
+from core.titles import ARTICLES, compact, title_key
+
+Provider = Literal["tmdb", "local"]
+MediaKind = Literal["movie", "series"]
+TitleMatch = Literal["exact", "close", "partial", "weak"]
+# "season": the year of one of the show's seasons (a tracker names a season pack
+# "Dark / Сезон: 2 [2019, …]" by the season's year, not the show's).
+YearMatch = Literal["exact", "near", "season", "far", "unknown", "none"]
+CountryMatch = Literal["match", "mismatch", "none"]
+SeasonsMatch = Literal["fit", "misfit", "none"]
+
+MAX_CANDIDATES = 5
+# How many times more popular one candidate must be to be taken over another that
+# the evidence cannot tell from it. TMDB's popularity moves a lot week to week; a
+# remake and its original are usually within 2-5x, a famous film and an obscure
+# one of the same name 20x and more.
+WIDE = 10.0
+# Popularity below this is "nobody watches it": ratios against it mean little.
+POPULARITY_FLOOR = 0.5
+
+_TITLE_RANK: dict[TitleMatch, int] = {"exact": 3, "close": 2, "partial": 1, "weak": 0}
+_YEAR_RANK: dict[YearMatch, int] = {
+    "exact": 3,
+    "near": 2,
+    "season": 2,
+    "unknown": 1,
+    "none": 1,
+    "far": 0,
+}
+_TITLE_CONFIDENCE: dict[TitleMatch, float] = {
+    "exact": 0.90,
+    "close": 0.80,
+    "partial": 0.60,
+    "weak": 0.30,
+}
+_YEAR_CONFIDENCE: dict[YearMatch, float] = {
+    "exact": 0.08,
+    "near": 0.05,
+    "season": 0.05,
+    "unknown": -0.05,
+    "none": 0.0,
+    "far": -0.5,
+}
+_COUNTRIES = {"UK": "GB"}
+
+
+class Season(NamedTuple):
+    number: int  # 0: specials
+    episodes: int
+    year: int | None = None  # of its first episode
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read the release's title: ("Wonder Woman", 1984) and ("Wonder
+    Woman 1984", None) are two readings of ``Wonder.Woman.1984.1080p``."""
+
+    title: str
+    year: int | None
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the release says about itself."""
+
+    kind: Literal["movie", "series", "unknown"]
+    readings: tuple[Reading, ...]
+    country: str | None = None
+    # (season, highest episode, counted across seasons) of each video; season None:
+    # numbered across seasons.
+    episodes: tuple[tuple[int | None, int, bool], ...] = ()
+    seasons: tuple[int, ...] = ()  # seasons a pack says it holds
+    identifiers: tuple[str, ...] = ()  # "imdb:tt…", "tmdb:movie/…"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    title: TitleMatch
+    matched: str  # the candidate's name that matched best
+    year: YearMatch
+    country: CountryMatch = "none"
+    seasons: SeasonsMatch = "none"
+    misfit: str | None = None  # what it lacks: "S04", "S01E10", "E29" (absolute), "movie"
+    identifier: bool = False
+    ratio: float | None = None  # popularity against the best other candidate
+
+    def as_json(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if value not in (None, False)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Evidence":
+        known = {key: data[key] for key in cls.__dataclass_fields__ if key in data}
+        return cls(**{"title": "weak", "matched": "", "year": "none", **known})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One possible identity of a download, from a metadata provider or the name."""
+
+    provider: Provider
+    provider_id: str | None
+    kind: MediaKind
+    title: str
+    original_title: str | None
+    year: int | None
+    overview: str | None
+    poster_path: str | None
+    popularity: float
+    names: tuple[str, ...] = ()  # alternative titles and translations
+    countries: tuple[str, ...] = ()  # origin (shows) or production countries (movies)
+    seasons: tuple[Season, ...] | None = None  # None: unknown
+    imdb_id: str | None = None
+    score: float = 0.0  # the confidence, once weighed
+    evidence: Evidence | None = None
+
+    @property
+    def ref(self) -> str:
+        """``movie/438631`` or ``tv/1399``: the candidate as TMDB addresses it."""
+        return f"{'tv' if self.kind == 'series' else 'movie'}/{self.provider_id}"
+
+    def all_names(self) -> list[str]:
+        return [n for n in (self.title, self.original_title, *self.names) if n]
+
+
+@dataclass(frozen=True)
+class Decision:
+    chosen: Candidate | None
+    candidates: tuple[Candidate, ...]  # weighed, best first
+    # accepted: identifier | only | year | country | seasons | popularity;
+    # asked: nothing | contradicted | weak | ambiguous | unsure
+    rule: str
+    confidence: float
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def code(self) -> str:
+        """``auto.<rule>`` or ``review.<rule>``: why it was decided so."""
+        return f"{'auto' if self.chosen is not None else 'review'}.{self.rule}"
+
+
+# --- titles ---------------------------------------------------------------------------
+
+
+def title_match(query: str, name: str) -> TitleMatch:
+    """How a candidate's name matches the release's title."""
+    a, b = title_key(query), title_key(name)
+    if not a or not b:
+        return "weak"
+    if a == b or compact(a) == compact(b):
+        return "exact"
+    words_a, words_b = a.split(), b.split()
+    if _without_articles(words_a) == _without_articles(words_b):
+        return "close"
+    if sorted(words_a) == sorted(words_b):
+        return "close"
+    if len(a) >= 8 and _one_edit(compact(a), compact(b)):
+        return "close"  # a typo, a letter more or less
+    if words_b[: len(words_a)] == words_a or words_a[: len(words_b)] == words_b:
+        return "partial"
+    if set(words_a) <= set(words_b):
+        return "partial"
+    return "weak"
+
+
+def _without_articles(words: list[str]) -> list[str]:
+    return [w for w in words if w not in ARTICLES and w not in ("and", "of")]
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+# --- evidence -------------------------------------------------------------------------
+
+
+def weigh(query: Query, candidate: Candidate) -> Evidence:
+    """The evidence for ``candidate`` under the query's reading that suits it best (one
+    the release does not contradict, then the best title, then the best year)."""
+    seasons, misfit = _seasons(query, candidate)
+    country = _country(query.country, candidate)
+    identifier = _identified(query.identifiers, candidate)
+    best: Evidence | None = None
+    for reading in query.readings or (Reading("", None),):
+        matched, title = _best_name(reading.title, candidate)
+        evidence = Evidence(
+            title=title,
+            matched=matched,
+            year=_year(reading.year, candidate, query.seasons),
+            country=country,
+            seasons=seasons,
+            misfit=misfit,
+            identifier=identifier,
+        )
+        if best is None or _strength(evidence) > _strength(best):
+            best = evidence
+    assert best is not None
+    return best
+
+
+def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
+    best: tuple[str, TitleMatch] = ("", "weak")
+    for name in candidate.all_names():
+        match = title_match(title, name)
+        if _TITLE_RANK[match] > _TITLE_RANK[best[1]]:
+            best = (name, match)
+    return best
+
+
+def _strength(evidence: Evidence) -> tuple[bool, int, int]:
+    return (not contradicted(evidence), _TITLE_RANK[evidence.title], _YEAR_RANK[evidence.year])
+
+
+def _year(year: int | None, candidate: Candidate, held: Sequence[int]) -> YearMatch:
+    """The release's year against the candidate's; for a show also against the years
+    of the seasons the release holds (of any season when it does not say)."""
+    if year is None:
+        return "none"
+    if candidate.year is None:
+        return "unknown"
+    distance = abs(year - candidate.year)
+    if distance <= 1:
+        return "exact" if distance == 0 else "near"
+    seasons = [s for s in candidate.seasons or () if s.number > 0]
+    if any(s.year and abs(s.year - year) <= 1 for s in seasons if not held or s.number in held):
+        return "season"
+    return "far"
+
+
+def _country(country: str | None, candidate: Candidate) -> CountryMatch:
+    if country is None or not candidate.countries:
+        return "none"
+    wanted = _COUNTRIES.get(country, country)
+    return "match" if wanted in {_COUNTRIES.get(c, c) for c in candidate.countries} else "mismatch"
+
+
+def _identified(identifiers: Sequence[str], candidate: Candidate) -> bool:
+    if candidate.provider != "tmdb":
+        return False
+    own = {f"tmdb:{candidate.ref}"} | (
+        {f"imdb:{candidate.imdb_id}"} if candidate.imdb_id else set()
+    )
+    return any(identifier in own for identifier in identifiers)
+
+
+def _seasons(query: Query, candidate: Candidate) -> tuple[SeasonsMatch, str | None]:
+    """Whether every season and episode the release holds exists in the candidate."""
+    if not query.episodes and not query.seasons:
+        return "none", None
+    if candidate.kind == "movie":
+        # A season is what a movie cannot have; numbered files ("1 серия", "Part 2")
+        # may be the parts of one.
+        return ("misfit", "movie") if query.kind == "series" and query.seasons else ("none", None)
+    if candidate.seasons is None:
+        return "none", None
+    counts = {season.number: season.episodes for season in candidate.seasons}
+    regular = {number: count for number, count in counts.items() if number > 0}
+    for pack in query.seasons:
+        if pack > 0 and pack not in regular:
+            return "misfit", f"S{pack:02d}"
+    for season, episode, absolute in query.episodes:
+        if season is None:
+            if episode > sum(regular.values()):
+                return "misfit", f"E{episode:02d}"
+        elif season == 0:
+            if 0 in counts and episode > counts[0]:
+                return "misfit", f"S00E{episode:02d}"
+        elif season not in regular:
+            return "misfit", f"S{season:02d}"
+        elif episode > regular[season] and not (
+            absolute and absolute_to_season(episode, candidate.seasons, season)
+        ):
+            return "misfit", f"S{season:02d}E{episode:02d}"
+    return "fit", None
+
+
+def strong(evidence: Evidence) -> bool:
+    """Not contradicted, an exact or close title, and a year that agrees (or none to
+    compare): no other search would find a better one."""
+    return (
+        not contradicted(evidence)
+        and evidence.title in ("exact", "close")
+        and evidence.year in ("exact", "near", "none")
+    )
+
+
+def contradicted(evidence: Evidence) -> bool:
+    """The release says something this candidate cannot be."""
+    return evidence.year == "far" or evidence.country == "mismatch" or evidence.seasons == "misfit"
+
+
+def confidence(evidence: Evidence, rule: str) -> float:
+    """How sure an accepted candidate is, in [0, 1] (``auto_accept`` is its threshold)."""
+    if rule == "identifier":
+        return 1.0
+    value = _TITLE_CONFIDENCE[evidence.title] + _YEAR_CONFIDENCE[evidence.year]
+    value += 0.04 if evidence.country == "match" else 0.0
+    value += 0.04 if evidence.seasons == "fit" else 0.0
+    value -= 0.02 if rule == "popularity" else 0.0
+    return round(min(1.0, max(0.0, value)), 4)
+
+
+# --- the decision ---------------------------------------------------------------------
+
+
+def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Decision:
+    """Weigh every candidate and decide (the rules are in the module's docstring)."""
+    weighed = ranked(query, found)
+    if not weighed:
+        return Decision(None, (), "nothing", 0.0)
+    pinned = [c for c in weighed if c.evidence is not None and c.evidence.identifier]
+    if len(pinned) == 1:
+        return _accept(pinned[0], weighed, "identifier", auto_accept)
+    alive = [c for c in weighed if not contradicted(_ev(c))]
+    if not alive:
+        return _review(weighed, "contradicted")
+    best_title = max(_TITLE_RANK[_ev(c).title] for c in alive)
+    if best_title == _TITLE_RANK["weak"]:
+        return _review(weighed, "weak")
+    group = [c for c in alive if _TITLE_RANK[_ev(c).title] == best_title]
+    rule = "only"
+    for name, rank in (("year", _year_rank), ("country", _country_rank), ("seasons", _fit_rank)):
+        top = max(rank(c) for c in group)
+        leaders = [c for c in group if rank(c) == top]
+        if len(leaders) == len(group):
+            continue
+        trailing = [c for c in group if rank(c) < top]
+        if name == "year" and _popular(trailing) >= WIDE * _popular(leaders):
+            # A year off by one is normal (a premiere and a release); one far more
+            # watched title a year off against an obscure one on the year: ask.
+            return _review(weighed, "ambiguous", group)
+        group, rule = leaders, name
+    if len(group) > 1:
+        by_popularity = sorted(group, key=lambda c: -c.popularity)
+        if _popular(by_popularity[:1]) < WIDE * _popular(by_popularity[1:2]):
+            return _review(weighed, "ambiguous", by_popularity)
+        group, rule = by_popularity[:1], "popularity"
+    chosen = group[0]
+    if best_title == _TITLE_RANK["exact"] and _ev(chosen).year == "none":
+        start = title_key(_ev(chosen).matched) + " "
+        longer = [
+            c
+            for c in alive
+            if _ev(c).title == "partial" and title_key(_ev(c).matched).startswith(start)
+        ]
+        if longer and _popular(longer) >= WIDE * _popular([chosen]):
+            # "Frieren" exact for an obscure title while "Frieren: Beyond Journey's
+            # End" is what everybody watches: a release may shorten a long title.
+            return _review(weighed, "ambiguous", [chosen, *longer])
+    return _accept(chosen, weighed, rule, auto_accept)
+
+
+def ranked(query: Query, found: Iterable[Candidate]) -> list[Candidate]:
+    """Each candidate once, with its evidence, best first: not contradicted, then the
+    title, the year, popularity."""
+    unique: dict[tuple[str, str, str | None], Candidate] = {}
+    for candidate in found:
+        unique.setdefault((candidate.provider, candidate.kind, candidate.provider_id), candidate)
+    weighed = [replace(c, evidence=weigh(query, c)) for c in unique.values()]
+    weighed.sort(key=lambda c: (_order(_ev(c)), -c.popularity))  # stable: provider's order
+    return weighed
+
+
+def _order(evidence: Evidence) -> tuple[int, int, int]:
+    return (contradicted(evidence), -_TITLE_RANK[evidence.title], -_YEAR_RANK[evidence.year])
+
+
+def _ev(candidate: Candidate) -> Evidence:
+    assert candidate.evidence is not None  # set by ranked
+    return candidate.evidence
+
+
+def _year_rank(candidate: Candidate) -> int:
+    return _YEAR_RANK[_ev(candidate).year]
+
+
+def _country_rank(candidate: Candidate) -> int:
+    return {"match": 2, "none": 1, "mismatch": 0}[_ev(candidate).country]
+
+
+def _fit_rank(candidate: Candidate) -> int:
+    return {"fit": 2, "none": 1, "misfit": 0}[_ev(candidate).seasons]
+
+
+def _popular(candidates: Sequence[Candidate]) -> float:
+    return max((max(c.popularity, POPULARITY_FLOOR) for c in candidates), default=POPULARITY_FLOOR)
+
+
+def _accept(chosen: Candidate, weighed: list[Candidate], rule: str, auto_accept: float) -> Decision:
+    others = [c for c in weighed if c is not chosen]
+    ratio = (
+        round(max(chosen.popularity, POPULARITY_FLOOR) / _popular(others), 1) if others else None
+    )
+    sure = confidence(_ev(chosen), rule)
+    chosen = replace(chosen, score=sure, evidence=replace(_ev(chosen), ratio=ratio))
+    scored = _with_scores([chosen, *others])
+    if sure + 1e-9 < auto_accept:
+        return Decision(None, scored, "unsure", sure, {"rule": rule})
+    return Decision(scored[0], scored, rule, sure)
+
+
+def _review(weighed: list[Candidate], rule: str, first: Sequence[Candidate] = ()) -> Decision:
+    ahead = list(first) + [c for c in weighed if c not in first]
+    scored = _with_scores(ahead)
+    return Decision(None, scored, rule, scored[0].score if scored else 0.0)
+
+
+def _with_scores(candidates: Sequence[Candidate]) -> tuple[Candidate, ...]:
+    """Each candidate's own confidence, as if it were accepted alone (the review page
+    shows it); the best ``MAX_CANDIDATES``."""
+    scored = [
+        c if c.score else replace(c, score=0.0 if contradicted(_ev(c)) else confidence(_ev(c), ""))
+        for c in candidates
+    ]
+    return tuple(scored[:MAX_CANDIDATES])
+
+
+# --- where each episode goes --------------------------------------------------------
+
+
+def absolute_to_season(
+    episode: int, seasons: Sequence[Season] | None, season: int | None = None
+) -> tuple[int, int] | None:
+    """Season and episode of an episode numbered across seasons ("Frieren - 29" is
+    S02E01 when season 1 has 28), by the candidate's episode counts. With ``season``
+    (the release says "S2 - 29") only a number within that season, counted from the
+    first, or one that is already the season's own ("S2 - 05"), is accepted. None
+    when the counts do not say."""
+    regular = sorted(s for s in seasons or () if s.number > 0)
+    if not regular:
+        return None
+    if season is not None:
+        own = next((s for s in regular if s.number == season), None)
+        if own is None:
+            return None
+        if episode <= own.episodes:
+            return season, episode
+        before = sum(s.episodes for s in regular if s.number < season)
+        inside = episode - before
+        return (season, inside) if 0 < inside <= own.episodes else None
+    remaining = episode
+    for number, count, _ in regular:
+        if remaining <= count:
+            return number, remaining
+        remaining -= count
+    return None

@@ -1,0 +1,145 @@
+"""guessit, cached, with the facts jellybit needs from its matches.
+
+guessit's default API object is shared, mutable state (it reconfigures itself per
+call): this module has its own, used under a lock, so threads never race on it.
+A call is CPU-bound (~20 ms); results are kept in an LRU cache per (text, options).
+"""
+
+import datetime
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+from guessit.api import GuessItApi, GuessitException
+
+MediaKind = Literal["movie", "series"]
+CACHE_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    raw: str
+
+
+@dataclass(frozen=True)
+class Guess:
+    """What one guessit call found, frozen so that the cache can hand it out."""
+
+    type: str | None
+    title: str | None
+    title_span: _Span | None
+    years: tuple[int, ...]
+    year_spans: tuple[_Span, ...]
+    seasons: tuple[int, ...]
+    episodes: tuple[int, ...]
+    date: datetime.date | None
+    year_read_as_episode: bool  # "Blade Runner 2049" read as S20E49
+    split_part: bool  # "Dune.Part.Two": guessit took "Part Two" out of the title
+    country_after_title: str | None  # "The Office (US)": "US", which guessit drops
+
+
+_API = GuessItApi()
+_API_LOCK = threading.Lock()
+
+
+def _run_guessit(text: str, options: Mapping[str, object]) -> Any:
+    with _API_LOCK:
+        return _API.guessit(text, dict(options))
+
+
+def _options(kind: MediaKind | None, keep_parts: bool) -> dict[str, object]:
+    # Country codes are never split from a title: "The.Last.of.Us" keeps its "Us",
+    # "The.Office.US" stays "The Office US" (the country tells the two shows apart).
+    # A movie's "Part Two" / "Vol. 1" is part of its title ("Dune: Part Two").
+    excludes = ["country", "part", "volume"] if keep_parts else ["country"]
+    options: dict[str, object] = {"excludes": excludes}
+    if kind is not None:
+        options["type"] = "movie" if kind == "movie" else "episode"
+    return options
+
+
+_COUNTRY_AFTER_TITLE = re.compile(r"[\s.]*\((US|UK|GB|AU|CA|NZ|IE)\)")
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
+    try:
+        result = _run_guessit(text, _options(kind, keep_parts))
+    except GuessitException:
+        return Guess(None, None, None, (), (), (), (), None, False, False, None)
+    matches: Mapping[str, Sequence[Any]] = getattr(result, "matches", None) or {}
+
+    def spans(name: str) -> tuple[_Span, ...]:
+        found = []
+        for match in matches.get(name) or ():
+            start, end = int(match.start), int(match.end)
+            found.append(_Span(start, end, text[start:end]))
+        return tuple(found)
+
+    title = result.get("title")
+    if isinstance(title, list):
+        title = title[0] if title else None
+    title_spans = spans("title")
+    return Guess(
+        type=_str_or_none(result.get("type")),
+        title=title if isinstance(title, str) and title.strip() else None,
+        title_span=title_spans[0] if title_spans else None,
+        years=_ints(result.get("year")),
+        year_spans=spans("year"),
+        seasons=() if _season_is_year(matches) else _ints(result.get("season")),
+        episodes=_ints(result.get("episode")),
+        date=result.get("date") if isinstance(result.get("date"), datetime.date) else None,
+        year_read_as_episode=_year_read_as_episode(text, matches),
+        split_part=bool(matches.get("part") or matches.get("volume")),
+        country_after_title=next(
+            (
+                found.group(1)
+                for span in title_spans
+                if (found := _COUNTRY_AFTER_TITLE.match(text, span.end)) is not None
+            ),
+            None,
+        ),
+    )
+
+
+def clear_cache() -> None:
+    """Forget every cached guessit result (tests; a long-lived process never needs it)."""
+    guess.cache_clear()
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _ints(value: object) -> tuple[int, ...]:
+    if isinstance(value, bool):
+        return ()
+    if isinstance(value, int):
+        return (value,)
+    if isinstance(value, list):
+        return tuple(v for v in value if isinstance(v, int) and not isinstance(v, bool))
+    return ()
+
+
+def _season_is_year(matches: Mapping[str, Sequence[Any]]) -> bool:
+    """guessit reads "[2013, BDRip]" as both year and season 2013: it is a year."""
+    years = {(int(m.start), int(m.end)) for m in matches.get("year") or ()}
+    seasons = matches.get("season") or ()
+    return bool(seasons) and all((int(m.start), int(m.end)) in years for m in seasons)
+
+
+def _year_read_as_episode(text: str, matches: Mapping[str, Sequence[Any]]) -> bool:
+    """guessit reads a bare 4-digit number after a title as season+episode
+    ("Blade Runner 2049" → S20E49); a year-like one is a title's number instead."""
+    seasons, episodes = matches.get("season") or (), matches.get("episode") or ()
+    if len(seasons) != 1 or len(episodes) != 1:
+        return False
+    season, episode = seasons[0], episodes[0]
+    if "weak-episode" not in (season.tags or ()) or season.end != episode.start:
+        return False
+    return re.fullmatch(r"(?:19|20)\d\d", text[int(season.start) : int(episode.end)]) is not None

@@ -1,0 +1,192 @@
+"""What a person wrote about a download: ``это Дюна 2021``, ``Dark S02E05``, ``фильм``."""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from core.parsing.guess import MediaKind
+from core.parsing.identifiers import find_identifiers, without_identifiers
+
+
+@dataclass(frozen=True)
+class Hint:
+    kind: MediaKind | None
+    title: str | None
+    year: int | None
+    season: int | None = None
+    episode: int | None = None
+    title_with_year: str | None = None  # "Wonder Woman 1984": the number kept in the title
+    identifiers: tuple[str, ...] = ()  # "imdb:tt…", "tmdb:movie/…"
+
+
+_KIND_WORDS: dict[str, MediaKind] = {
+    "фильм": "movie",
+    "фильма": "movie",
+    "фильмец": "movie",
+    "кинофильм": "movie",
+    "кино": "movie",
+    "мультфильм": "movie",
+    "мультик": "movie",
+    "мульт": "movie",
+    "сериал": "series",
+    "сериала": "series",
+    "сериальчик": "series",
+    "мультсериал": "series",
+    "movie": "movie",
+    "film": "movie",
+    "show": "series",
+    "series": "series",
+    "tv": "series",
+    "tv-show": "series",
+    "tvshow": "series",
+}
+_ENGLISH_KIND_WORDS = frozenset({"movie", "film", "show", "series", "tv", "tv-show", "tvshow"})
+# Russian words a person puts around a title; dropped at the start and the end, never
+# inside ("Очень страшное кино" keeps its "кино": it is dropped only at the start).
+_RU_FILLERS = frozenset(
+    {"это", "этот", "эта", "вот", "тут", "здесь", "называется", "ну", "пожалуйста", "плз", "аниме"}
+)
+_NOT_AT_END = frozenset({"кино"})
+_EN_OPENERS = (("it's",), ("it", "is"), ("this", "is"), ("that's",), ("that", "is"))
+_ARTICLES = frozenset({"a", "an", "the"})
+_SEPARATORS = frozenset({"-", "–", "—", ",", ":", "|"})
+_YEAR_WORDS = frozenset({"год", "года", "г", "г."})
+_HINT_SEASON_EPISODE = re.compile(r"(?i)\bS(\d{1,3})\s?E(\d{1,4})\b")
+_HINT_SEASON = re.compile(
+    r"(?i)(?:\b(?:season|сезон)\s*(\d{1,3})\b|\b(\d{1,3})(?:\s*-?(?:й|ый|ой|th|st|nd|rd))?"
+    r"\s*(?:сезон\w*|season)|\bS(\d{1,3})\b)"
+)
+_HINT_EPISODE = re.compile(
+    r"(?i)(?:\b(?:episode|ep|серия|эпизод)\.?\s*(\d{1,4})\b|\b(\d{1,4})(?:\s*-?я)?"
+    r"\s*(?:сери[яи]|эпизод))"
+)
+_HINT_YEAR = re.compile(r"(?:18|19|20)\d\d")
+
+
+def parse_hint(text: str) -> Hint:
+    """What a person's free text says: ``это Дюна 2021``, ``Dune 2021``,
+    ``сериал Тьма 2 сезон``, ``фильм``, ``show``.
+
+    Season and episode phrases are read and removed; filler and kind words are
+    dropped at the start and the end of the text (and the kind kept), never
+    inside it; English kind words at the end only after a separator, a year or in
+    brackets, so "The Truman Show" and "Scary Movie" keep theirs. A trailing
+    year-like number is the year, and the title with it is another reading of the
+    title ("Wonder Woman 1984"); alone ("2021") it is a year: a person correcting a
+    download says the year, the title is in the torrent's name. Links and ids
+    (IMDb, TMDB) are taken out first.
+    """
+    text = unicodedata.normalize("NFC", text)
+    identifiers = find_identifiers(text)
+    rest = without_identifiers(text)
+    season: int | None = None
+    episode: int | None = None
+    both = _HINT_SEASON_EPISODE.search(rest)
+    if both is not None:
+        season, episode = int(both.group(1)), int(both.group(2))
+        rest = _HINT_SEASON_EPISODE.sub(" ", rest, count=1)
+    if season is None and (found := _number_of(_HINT_SEASON, rest)) is not None:
+        season = found
+        rest = _HINT_SEASON.sub(" ", rest, count=1)
+    if episode is None and (found := _number_of(_HINT_EPISODE, rest)) is not None:
+        episode = found
+        rest = _HINT_EPISODE.sub(" ", rest, count=1)
+
+    words = rest.split()
+    kind, words = _strip_leading(words)
+    trailing_kind, words = _strip_trailing(words)
+    year = None
+    title_with_year = None
+    if (
+        len(words) > 1
+        and _word(words[-1]) in _YEAR_WORDS
+        and _HINT_YEAR.fullmatch(_word(words[-2]))
+    ):
+        words = words[:-1]  # "2021 года"
+    if words and _HINT_YEAR.fullmatch(_word(words[-1])):
+        if len(words) > 1:
+            title_with_year = _title(" ".join(words))
+        year = int(_word(words[-1]))
+        words = words[:-1]
+        more_kind, words = _strip_trailing(words)
+        trailing_kind = trailing_kind or more_kind
+    kind = trailing_kind or kind
+    if kind is None and (season is not None or episode is not None):
+        kind = "series"
+    return Hint(
+        kind=kind,
+        title=_title(" ".join(words)) or None,
+        year=year,
+        season=season,
+        episode=episode,
+        title_with_year=title_with_year,
+        identifiers=identifiers,
+    )
+
+
+def _title(words: str) -> str:
+    title = words.strip(" \"'«»“”„.,:;!?-–—|")
+    return re.sub(r"\s*(?:\(\s*\)|\[\s*\])", "", title).strip()
+
+
+def _word(word: str) -> str:
+    return word.casefold().strip("\"'«»“”„.,:;!?()[]")
+
+
+def _number_of(pattern: re.Pattern[str], text: str) -> int | None:
+    match = pattern.search(text)
+    if match is None:
+        return None
+    return int(next(group for group in match.groups() if group is not None))
+
+
+def _strip_leading(words: list[str]) -> tuple[MediaKind | None, list[str]]:
+    """ "это фильм Дюна", "it's the show Dark", "movie Dune"."""
+    kind: MediaKind | None = None
+    while words:
+        folded = [_word(w) for w in words[:2]]
+        opener = next((o for o in _EN_OPENERS if tuple(folded[: len(o)]) == o), None)
+        if opener is not None:
+            words = words[len(opener) :]
+        elif folded[0] in _RU_FILLERS or folded[0] in _SEPARATORS or not folded[0]:
+            words = words[1:]
+        elif folded[0] in _KIND_WORDS:
+            kind = _KIND_WORDS[folded[0]]
+            words = words[1:]
+        elif folded[0] in _ARTICLES and len(folded) > 1 and folded[1] in _ENGLISH_KIND_WORDS:
+            kind = _KIND_WORDS[folded[1]]
+            words = words[2:]
+        else:
+            break
+    return kind, words
+
+
+def _strip_trailing(words: list[str]) -> tuple[MediaKind | None, list[str]]:
+    """Kind and filler words that end a hint: "Тьма сериал", "Dune (movie)",
+    "Dark - show", "Dune 2021 movie"."""
+    kind: MediaKind | None = None
+    while words:
+        folded = _word(words[-1])
+        if folded in _SEPARATORS or not folded or folded in _RU_FILLERS - _NOT_AT_END:
+            words = words[:-1]
+        elif folded in _KIND_WORDS and _kind_word_ends_hint(words):
+            kind = kind or _KIND_WORDS[folded]
+            words = words[:-1]
+        else:
+            break
+    return kind, words
+
+
+def _kind_word_ends_hint(words: list[str]) -> bool:
+    last, folded = words[-1], _word(words[-1])
+    if folded in _NOT_AT_END:
+        return False
+    if folded not in _ENGLISH_KIND_WORDS or len(words) == 1:
+        return True
+    previous = words[-2]
+    return (
+        last[0] in "(["
+        or _word(previous) in _SEPARATORS
+        or previous.endswith(",")
+        or _HINT_YEAR.fullmatch(_word(previous)) is not None
+    )

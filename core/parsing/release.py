@@ -1,0 +1,384 @@
+"""A torrent name or a file path: kind, title, year, season and episodes.
+
+guessit reads scene names, with fixes for where it reads them wrongly; anitopy reads
+fansub names (``core.parsing.anime``); Russian tracker names (``Дюна / Dune (…)
+[2021, …]``) are split on their `` / `` first. See docs/recognition.md for each trap.
+"""
+
+import datetime
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from core.parsing.anime import looks_anime, parse_anime
+from core.parsing.guess import Guess, MediaKind
+from core.parsing.guess import guess as guess_name
+
+Kind = Literal["movie", "series", "unknown"]
+
+# Country tags that tell same-name shows apart ("The.Office.US", "Shameless (UK)").
+COUNTRY_TAGS = frozenset({"US", "UK", "GB", "AU", "CA", "NZ", "IE"})
+
+
+@dataclass(frozen=True)
+class Parsed:
+    kind: Kind
+    title: str | None
+    year: int | None
+    season: int | None  # None for a movie, absolute numbering and multi-season packs
+    episodes: tuple[int, ...]  # what the name says it holds; () for a whole season
+    alt_title: str | None = None  # the other-script title of "Дюна / Dune (2021)"
+    date: datetime.date | None = None  # air date of a daily show's episode
+    country: str | None = None  # "US" of "The.Office.US"
+    # The title with the number read as the year kept: "Wonder Woman 1984" of
+    # "Wonder.Woman.1984.1080p". Which reading is right is for the metadata to say.
+    title_with_year: str | None = None
+    special: bool = False  # an OVA/SP of an anime: its number is not an episode
+    # "Title S3 - 59": the number counts on from the first season (fansubs do this);
+    # ``SxxEyy`` never does.
+    absolute: bool = False
+
+
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_LATIN = re.compile(r"[A-Za-z]")
+_TILDE_RANGE = re.compile(r"(?<=\d)\s*~\s*(?=\d)")
+_YEAR_RANGE = re.compile(r"(?<!\d)((?:19|20)\d\d)\s*[-–]\s*(?:19|20)\d\d(?!\d)")
+_FIRST_YEAR = re.compile(r"(?<![\w.])(?:19|20)\d\d(?![\w.])")
+_LEADING_GROUPS = re.compile(r"^(?:\s*\[[^\]]*\])+\s*")
+_PREFIX_NOISE = re.compile(r"[\s._\-]*(?:\[[^\]]*\][\s._\-]*)*")
+_SEPARATORS_ONLY = re.compile(r"[\s._\-]*")
+_ENDS_IN_NUMBER = re.compile(r"\d$")
+_ONLY_YEARS = re.compile(r"\(?\s*(?:19|20)\d\d(?:\s*[-–]\s*(?:19|20)\d\d)?\s*\)?")
+# Russian season and episode words: "Сезон: 1-3", "2 сезон", "1-3 сезоны", "2-й сезон",
+# "Серии: 1-26 из 26", "1-9 серии из 9", "Серия 3".
+_RANGE = r"(\d{1,4})(?:\s*[-–]\s*(\d{1,4}))?"
+_RU_SEASON_BEFORE = re.compile(_RANGE + r"\s*(?:-?(?:й|ый|ой)\s*)?сезон", re.IGNORECASE)
+_RU_SEASON_AFTER = re.compile(r"сезон[ыа]?\s*[:№]?\s*" + _RANGE, re.IGNORECASE)
+_RU_ANIME_SEASON = re.compile(r"\[TV-?(\d{1,2})\]", re.IGNORECASE)  # "[TV-1]", "[TV2]"
+_RU_ALL_EPISODES = re.compile(r"(?<![\d-])(\d{1,4})\s+из\s+(\d{1,4})", re.IGNORECASE)
+_RU_EPISODE_AFTER = re.compile(r"(?:сери[яи]|эпизод[ыа]?)\s*[:№]?\s*" + _RANGE, re.IGNORECASE)
+_RU_EPISODE_BEFORE = re.compile(_RANGE + r"\s*(?:-?я\s*)?(?:сери[яийе]|эпизод)", re.IGNORECASE)
+
+
+def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
+    """Kind, title, year, season and episodes of a torrent name or a file path.
+
+    ``kind`` is what is already known (the torrent is a series, so its files are
+    episodes); the result then has that kind.
+    """
+    text = _TILDE_RANGE.sub("-", unicodedata.normalize("NFC", name).strip())
+    if not text:
+        return Parsed("unknown", None, None, None, ())
+    if " / " in text:
+        return _parse_titled(text, kind)
+    basename = text.replace("\\", "/").rsplit("/", 1)[-1]
+    if looks_anime(basename) and (anime := _parse_anime(basename, kind)) is not None:
+        return anime
+    guessed_as = kind
+    guess = guess_name(text, kind)
+    if guess.year_read_as_episode and kind != "series":
+        guessed_as = "movie"
+        guess = guess_name(text, guessed_as)
+    if guess.split_part and guess.type == "movie":
+        guess = guess_name(text, guessed_as, keep_parts=True)
+    title, year, title_with_year = _fix_title_and_year(text, guess)
+    title, country = _country(text, title, guess.country_after_title)
+    ru = _russian_numbers(basename) if _CYRILLIC.search(basename) else None
+    parsed = _assemble(guess, kind, title, year, None, ru)
+    return replace(parsed, country=country, title_with_year=title_with_year)
+
+
+def _parse_anime(basename: str, kind: MediaKind | None) -> Parsed | None:
+    anime = parse_anime(basename)
+    if anime is None or not anime.title:
+        return None
+    found_kind: Kind
+    if kind is not None:
+        found_kind = kind
+    elif anime.movie:
+        found_kind = "movie"
+    elif anime.episodes or anime.season is not None or anime.special:
+        found_kind = "series"
+    else:
+        found_kind = "unknown"  # "[Group] Title [BD 1080p]": the files will tell
+    if found_kind != "series":
+        return Parsed(found_kind, anime.title, anime.year, None, (), anime.alt_title)
+    return Parsed(
+        found_kind,
+        anime.title,
+        anime.year,
+        anime.season,
+        () if anime.special else anime.episodes,
+        anime.alt_title,
+        special=anime.special,
+        absolute=_STRICT_EPISODE.search(basename) is None,
+    )
+
+
+def _fix_title_and_year(text: str, guess: Guess) -> tuple[str | None, int | None, str | None]:
+    """(title, year, title_with_year): the year of a range is its first; a lone number
+    is the title; a number before the title opens it; a year right after the title
+    might be part of it (``title_with_year``)."""
+    title = _clean(guess.title)
+    year = guess.years[0] if guess.years else None
+    range_start = _YEAR_RANGE.search(text)
+    if range_start and year is not None and str(year) in range_start.group(0):
+        year = int(range_start.group(1))  # "1994-2004": the first year is the show's
+    if year is None or len(guess.years) != 1 or len(guess.year_spans) != 1:
+        return title, year, None
+    year_span = guess.year_spans[0]
+    basename_start = max(text.rfind("/"), text.rfind("\\")) + 1
+    if title is None:
+        # "1917", "2012": a lone number is the title, not a year.
+        return year_span.raw, None, None
+    title_span = guess.title_span
+    title_start = title_span.start if title_span else -1
+    prefix = text[basename_start : year_span.start] if year_span.start >= basename_start else "x"
+    if _PREFIX_NOISE.fullmatch(prefix) and title_start > year_span.start:
+        # "2001 A Space Odyssey": the number opens the title.
+        return f"{year_span.raw} {title}", None, None
+    between = text[title_span.end : year_span.start] if title_span else "x"
+    follows = title_span is not None and title_span.end <= year_span.start
+    # Only a bare number right after the title, and never a second one: "(2001)" is a
+    # year, "Wonder Woman 1984 2020" has its year already.
+    bare = year_span.raw.isdigit()
+    if (
+        follows
+        and bare
+        and _SEPARATORS_ONLY.fullmatch(between)
+        and not _ENDS_IN_NUMBER.search(title)
+    ):
+        return title, year, f"{title} {year_span.raw}"
+    return title, year, None
+
+
+def _country(text: str, title: str | None, bracketed: str | None) -> tuple[str | None, str | None]:
+    """A country tag after the title: "The Office (US)" or "The.Office.US" → ("The
+    Office", "US"). Only an upper-case tag in a name that is not all upper case:
+    "The.Last.of.Us" keeps its "Us"."""
+    if title is None:
+        return None, None
+    if bracketed is not None:
+        return title, bracketed
+    words = title.split()
+    if len(words) > 1 and words[-1] in COUNTRY_TAGS and not text.isupper():
+        return " ".join(words[:-1]), words[-1]
+    return title, None
+
+
+def _parse_titled(text: str, kind: MediaKind | None) -> Parsed:
+    """Names of Russian trackers: ``Дюна / Dune (2021) …``, ``Тьма / Dark / Сезон: 2 /
+    Серии: 1-8 из 8 (…) [2019, …]``, ``Одни из нас (1 сезон…) / The Last of Us / 2023 / …``.
+
+    The leading " / "-separated parts that read as titles are titles (the first
+    Latin one wins, a Cyrillic one is kept as ``alt_title``); guessit reads the rest.
+    """
+    segments = _split_top_level(_LEADING_GROUPS.sub("", text), " / ")
+    titles: list[str] = []
+    rest: list[str] = []
+    for index, segment in enumerate(segments):
+        head, tail = _split_at_bracket(segment)
+        if not _is_title(head):
+            rest.extend(segments[index:])
+            break
+        titles.append(head)
+        rest.append(tail)
+    latin = next((t for t in titles if not _CYRILLIC.search(t) and _LATIN.search(t)), None)
+    cyrillic = next((t for t in titles if _CYRILLIC.search(t)), None)
+    title = latin or cyrillic or (titles[0] if titles else None)
+    alt_title = cyrillic if latin and cyrillic else None
+    remainder = " ".join(part for part in rest if part).replace("/", " ")
+    # guessit reads a placeholder title, so numbers in the real title ("Брат 2",
+    # "Blade Runner 2049") are never taken for episodes or years.
+    probe = f"Release {remainder}".strip()
+    guess = guess_name(probe, kind)
+    # The first year-like number of the rest: "(2021)", "[2021, США, …]", "/ 2021 /",
+    # "[2017-2020, …]" (a series' first year).
+    found_year = _FIRST_YEAR.search(remainder)
+    year = int(found_year.group(0)) if found_year else guess.years[0] if guess.years else None
+    ru = _russian_numbers(remainder) if _CYRILLIC.search(remainder) else None
+    return _assemble(guess, kind, title, year, alt_title, ru)
+
+
+def _assemble(
+    guess: Guess,
+    kind: MediaKind | None,
+    title: str | None,
+    year: int | None,
+    alt_title: str | None,
+    ru: tuple[tuple[int, ...], tuple[int, ...]] | None,
+) -> Parsed:
+    seasons, episodes = guess.seasons, guess.episodes
+    if ru is not None:
+        ru_seasons, ru_episodes = ru
+        seasons = ru_seasons or seasons
+        episodes = ru_episodes or episodes
+    found_kind: Kind
+    if kind is not None:
+        found_kind = kind
+    elif guess.type == "episode" or seasons or episodes or guess.date:
+        found_kind = "series"
+    elif guess.type == "movie":
+        found_kind = "movie"
+    else:
+        found_kind = "unknown"
+    if title is None and year is None and found_kind == "movie":
+        found_kind = "unknown"
+    if found_kind != "series":
+        return Parsed(found_kind, title, year, None, (), alt_title)
+    if len(set(seasons)) > 1:
+        # A multi-season pack: the numbers belong to each file, not to the torrent.
+        return Parsed(found_kind, title, year, None, (), alt_title, guess.date)
+    season = seasons[0] if seasons else None
+    return Parsed(found_kind, title, year, season, _unique_sorted(episodes), alt_title, guess.date)
+
+
+def _russian_numbers(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    seasons = (
+        _first_range(_RU_SEASON_BEFORE, text)
+        or _first_range(_RU_SEASON_AFTER, text)
+        or _first_range(_RU_ANIME_SEASON, text)
+    )
+    episodes = _first_range(_RU_EPISODE_AFTER, text) or _first_range(_RU_EPISODE_BEFORE, text)
+    complete = _RU_ALL_EPISODES.search(text)
+    if not episodes and complete and complete.group(1) == complete.group(2):
+        episodes = tuple(range(1, int(complete.group(2)) + 1))  # "[25 из 25]": all of them
+    return seasons, episodes
+
+
+def _first_range(pattern: re.Pattern[str], text: str) -> tuple[int, ...]:
+    match = pattern.search(text)
+    if match is None:
+        return ()
+    first = int(match.group(1))
+    last = int(match.group(2)) if pattern.groups > 1 and match.group(2) else first
+    if last < first or last - first > 2000:
+        return (first,)
+    return tuple(range(first, last + 1))
+
+
+def _split_top_level(text: str, separator: str) -> list[str]:
+    """Split outside brackets: "Dune (Дени Вильнёв / Denis Villeneuve)" is one part."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        char = text[i]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and text.startswith(separator, i):
+            parts.append(text[start:i].strip())
+            i += len(separator)
+            start = i
+            continue
+        i += 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+def _split_at_bracket(segment: str) -> tuple[str, str]:
+    match = re.search(r"[(\[]", segment)
+    if match is None:
+        return segment.strip(), ""
+    return segment[: match.start()].strip(), segment[match.start() :].strip()
+
+
+def _is_title(head: str) -> bool:
+    if not re.search(r"\w", head) or _ONLY_YEARS.fullmatch(head):
+        return False
+    if _RU_SEASON_AFTER.search(head) or _RU_SEASON_BEFORE.search(head):
+        return False
+    if _RU_EPISODE_AFTER.search(head) or _RU_EPISODE_BEFORE.search(head):
+        return False
+    return not re.fullmatch(r"(?i)S\d{1,2}(?:E\d{1,4})?|Season\s*\d+", head)
+
+
+def _clean(title: str | None) -> str | None:
+    if title is None:
+        return None
+    cleaned = re.sub(r"\s+", " ", title).strip(" -_.,")
+    return cleaned or None
+
+
+def _unique_sorted(values: Iterable[int]) -> tuple[int, ...]:
+    return tuple(sorted(set(values)))
+
+
+# --- file names ----------------------------------------------------------------------
+
+# "Show.S01E05", "S01E01E02" (a list), "S01E01-E03" / "S01E01-03" (a range): read without
+# guessit. The number after a "-" must end there, so "S01E05-1080p" is not a range.
+_STRICT_EPISODE = re.compile(
+    r"(?i)(?<![a-z0-9])S(\d{1,3})[ ._-]?E(\d{1,4})((?:(?:-E?|E)\d{1,4}(?![0-9a-z]))*)(?![0-9a-z])"
+)
+_MORE_EPISODES = re.compile(r"(?i)(-E?|E)(\d{1,4})")
+_PREFIX_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+# A file of a season that carries only its number: "03. Title.mkv", "03 - Title.mkv",
+# "Episode 05.mkv", "E05.mkv", "Part 1.mkv", "Part.One.mkv", "Серия 3.mkv".
+_NUMBERED = re.compile(
+    r"(?i)^\s*(?:(?:episode|ep|e|part|pt|серия|эпизод|часть)[\s._-]*)?"
+    r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)(?:v\d)?(?![\w'])"
+)
+_PART_WORD = re.compile(
+    r"(?i)(?:^|[\s._\-(\[])(?:part|pt|episode|ep|серия|часть|эпизод)[\s._-]*"
+    r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)(?![\w'])"
+)
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_NUMBER_WORDS |= {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+
+
+def parse_file(path: str, *, kind: MediaKind | None = None) -> Parsed:
+    """``parse_release`` for a file of a torrent: a plain ``SxxEyy`` in the file's own
+    name is read at once (most files of a season pack); in a series a file whose
+    name starts with a number ("03. Title.mkv") is that episode."""
+    text = unicodedata.normalize("NFC", path)
+    basename = text.replace("\\", "/").rsplit("/", 1)[-1]
+    strict = list(_STRICT_EPISODE.finditer(basename))
+    if len(strict) == 1 and kind != "movie" and not _CYRILLIC.search(basename):
+        return _strict(basename, strict[0])
+    parsed = parse_release(text, kind=kind)
+    if parsed.kind != "series" or parsed.special or parsed.episodes:
+        return parsed
+    stem = basename.rsplit(".", 1)[0] if "." in basename else basename
+    if (part := _PART_WORD.search(stem)) is not None:
+        # "Chernobyl.2019.Part.1.1.23.45": the part, not the date guessit sees.
+        return replace(parsed, episodes=(_number(part.group(1)),), date=None)
+    numbered = _NUMBERED.match(stem)
+    if numbered is not None and not parsed.date:
+        return replace(parsed, episodes=(_number(numbered.group(1)),))
+    return parsed
+
+
+def numbered_episode(basename: str) -> int | None:
+    """The number a file name starts with, or its "Part N" / "Episode N" ("Lonesome.
+    Dove.Part.One.Leaving.mkv"): the episode of a file of a series that has no other."""
+    stem = basename.rsplit(".", 1)[0] if "." in basename else basename
+    found = _NUMBERED.match(stem) or _PART_WORD.search(stem)
+    return None if found is None else _number(found.group(1))
+
+
+def _number(word: str) -> int:
+    return _NUMBER_WORDS.get(word.casefold()) or int(word)
+
+
+def _strict(basename: str, found: re.Match[str]) -> Parsed:
+    first = int(found.group(2))
+    episodes = [first]
+    for step, number in _MORE_EPISODES.findall(found.group(3)):
+        last = int(number)
+        if step.startswith("-") and episodes[-1] < last <= episodes[-1] + 50:
+            episodes.extend(range(episodes[-1] + 1, last + 1))
+        else:
+            episodes.append(last)
+    prefix = _LEADING_GROUPS.sub("", basename[: found.start()])
+    year = _PREFIX_YEAR.search(prefix)
+    title = _clean(re.sub(r"[._]", " ", _PREFIX_YEAR.sub(" ", prefix)))
+    return Parsed(
+        "series",
+        title,
+        int(year.group(0)) if year else None,
+        int(found.group(1)),
+        _unique_sorted(episodes),
+    )

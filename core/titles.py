@@ -1,0 +1,77 @@
+"""Title text as jellybit compares it (pure): one place for folding titles.
+
+``fold`` is for words in names (case, ``ё``, apostrophes, punctuation); ``title_key``
+is what two titles are compared by: folded, without accents, ``&`` as ``and``, number
+words and Roman numerals as digits, without a leading article. "The Lord of the Rings:
+The Two Towers" and "Lord.of.the.Rings.The.Two.Towers" have the same key, and so do
+"Rocky II" / "Rocky 2" and "Part One" / "Part 1".
+"""
+
+import re
+import unicodedata
+
+_NON_WORD = re.compile(r"[\W_]+")
+_APOSTROPHES = re.compile(r"['’`ʼ]")
+ARTICLES = frozenset({"the", "a", "an"})
+_NUMBER_WORDS = {
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+}
+# Roman numerals that are never ordinary words; "I", "V", "X" and "L" are ("I, Robot",
+# "V for Vendetta", "Malcolm X"), so they stay as they are.
+_ROMAN = {
+    "ii": "2",
+    "iii": "3",
+    "iv": "4",
+    "vi": "6",
+    "vii": "7",
+    "viii": "8",
+    "ix": "9",
+    "xi": "11",
+    "xii": "12",
+    "xiii": "13",
+}
+
+
+def fold(text: str) -> str:
+    """Casefolded words: apostrophes dropped ("It's" = "Its"), other punctuation as
+    spaces, ``ё`` as ``е``."""
+    folded = unicodedata.normalize("NFKC", text).casefold().replace("ё", "е")
+    return " ".join(_NON_WORD.sub(" ", _APOSTROPHES.sub("", folded)).split())
+
+
+def title_key(title: str) -> str:
+    """The comparable form of a title (see the module's docstring)."""
+    text = unicodedata.normalize("NFKD", title.replace("&", " and "))
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    words = [_NUMBER_WORDS.get(w, _ROMAN.get(w, w)) for w in fold(text).split()]
+    if len(words) > 1 and words[0] in ARTICLES:
+        words = words[1:]
+    return " ".join(words)
+
+
+def compact(key: str) -> str:
+    """A key without spaces: "Spider-Man" and "Spiderman" are one title."""
+    return key.replace(" ", "")
+
+
+_DIGITS_TO_ROMAN = {digit: roman.upper() for roman, digit in _ROMAN.items()}
+
+
+def numerals_swapped(title: str) -> str | None:
+    """The title with its sequel number written the other way ("Rocky 2" → "Rocky
+    II", "Part II" → "Part 2"): a search may know only one of them. None: no number."""
+    words = title.split()
+    swapped = [
+        _DIGITS_TO_ROMAN.get(w) or (_ROMAN.get(w.casefold()) if w.isupper() else None) or w
+        for w in words
+    ]
+    return " ".join(swapped) if swapped != words else None

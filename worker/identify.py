@@ -1,0 +1,342 @@
+"""Candidates for a recognized download from TMDB, within a bound, and the decision.
+
+The order of the lookups follows the evidence: an id in an ``.nfo``, the magnet's
+``dn`` or a hint first (``/find``, or the TMDB id itself); then a search for the
+title in the language it is written in; details (alternative titles, translations,
+seasons) of the few candidates that could be it; and only while no candidate is a
+strong match, the other readings of the title ("Wonder Woman 1984" as a title, the
+Cyrillic name of a Russian release), a search with the year when the first page was
+full, and the other kind (a miniseries released as "Part 1…N"). Each answer is
+cached for the batch (``Lookup``); one recognition makes at most ``MAX_REQUESTS``.
+"""
+
+import re
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.evidence import (
+    Candidate,
+    Decision,
+    Evidence,
+    MediaKind,
+    Query,
+    Reading,
+    decide,
+    ranked,
+    strong,
+)
+from core.reasons import Reason, reason
+from core.recognize import Recognized, TorrentFile, placed, recognize, unplaceable
+from core.titles import numerals_swapped
+from worker.tmdb import TmdbClient
+
+MAX_REQUESTS = 8
+DETAILS = 3  # candidates whose details are fetched in one round
+PAGE = 20  # TMDB's page: a full first page may hide the right title on the next
+
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_KANA_HAN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_LATIN_LANGUAGES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "cs", "tr"})
+
+
+@dataclass
+class Lookup:
+    """TMDB for one recognition: answers cached in ``cache`` (shared by a batch),
+    at most ``limit`` requests made."""
+
+    tmdb: TmdbClient
+    cache: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    limit: int = MAX_REQUESTS
+    spent: int = 0
+
+    def _has_room(self, key: tuple[Any, ...]) -> bool:
+        return key in self.cache or self.spent < self.limit
+
+    async def search(
+        self, kind: MediaKind, title: str, year: int | None, language: str
+    ) -> list[Candidate] | None:
+        key = ("search", kind, title, year, language)
+        if not self._has_room(key):
+            return None
+        if key not in self.cache:
+            self.spent += 1
+            self.cache[key] = await self.tmdb.search(kind, title, year, language=language)
+        found: list[Candidate] = self.cache[key]
+        return found
+
+    async def details(self, candidate: Candidate) -> Candidate | None:
+        key = ("details", candidate.kind, candidate.provider_id)
+        if not self._has_room(key):
+            return None
+        if key not in self.cache:
+            self.spent += 1
+            self.cache[key] = await self.tmdb.details(candidate.kind, candidate.provider_id or "")
+        detailed: Candidate = self.cache[key]
+        return detailed
+
+    async def find(self, imdb_id: str) -> list[Candidate]:
+        key = ("find", imdb_id)
+        if not self._has_room(key):
+            return []
+        if key not in self.cache:
+            self.spent += 1
+            self.cache[key] = await self.tmdb.find(imdb_id)
+        found: list[Candidate] = self.cache[key]
+        return found
+
+
+@dataclass(frozen=True)
+class Source:
+    """What is known of a download before recognition."""
+
+    name: str  # as qBittorrent reports it
+    files: tuple[TorrentFile, ...]
+    hints: tuple[str, ...] = ()
+    overrides: Mapping[str, str] = field(default_factory=dict)
+    texts: tuple[str, ...] = ()  # small text files of the torrent (.nfo)
+    dn: str | None = None  # the magnet's name, when it differs from ``name``
+
+
+# ``parse_source`` run somewhere (jellybit: a worker process): the source and a kind.
+Parse = Callable[[Source, MediaKind | None], Awaitable[Recognized]]
+
+
+def parse_source(source: Source, kind: MediaKind | None) -> Recognized:
+    """``core.recognize.recognize`` of a source (module level: it is pickled to the
+    parser processes)."""
+    return recognize(
+        source.name,
+        source.files,
+        source.hints,
+        source.overrides,
+        texts=source.texts,
+        kind=kind,
+        dn=source.dn,
+    )
+
+
+@dataclass(frozen=True)
+class Identification:
+    recognized: Recognized  # its files with their own numbers (``placed`` maps them)
+    candidates: tuple[Candidate, ...]  # best first, with their evidence
+    chosen: Candidate | None  # None: the person picks
+    reason: Reason  # auto.<rule> or review.<rule>, with the confidence
+
+
+async def identify_download(
+    source: Source,
+    parse: Parse,
+    lookup: Lookup | None,
+    *,
+    auto_accept: float,
+    language: str,
+) -> Identification:
+    """Recognize the source, find its title (TMDB through ``lookup``, or with no
+    provider the parsed name), and place its files for that title. A series file
+    whose episode stays unknown sends the download to the person."""
+    recognized = await parse(source, None)
+    if recognized.title is None or recognized.kind == "unknown":
+        return Identification(recognized, (), None, reason("review.no_title"))
+    if lookup is None:
+        decision = _local(recognized)
+    else:
+        decision = await identify(recognized, lookup, auto_accept=auto_accept, language=language)
+    chosen = decision.chosen
+    if chosen is not None and chosen.kind != recognized.kind:
+        recognized = await parse(source, chosen.kind)  # "Part 1…10" of a miniseries
+    files = placed(recognized.files, chosen.seasons) if chosen is not None else ()
+    if chosen is not None and (path := unplaceable(chosen.kind, files)) is not None:
+        return Identification(
+            recognized, decision.candidates, None, reason("review.episode_unknown", file=path)
+        )
+    return Identification(recognized, decision.candidates, chosen, _why(decision, recognized))
+
+
+def _why(decision: Decision, recognized: Recognized) -> Reason:
+    params: dict[str, str | int | float] = {"confidence": decision.confidence}
+    if decision.rule == "nothing":
+        params["title"] = recognized.title or ""
+    elif decision.rule == "ambiguous":
+        params["count"] = sum(1 for c in decision.candidates if c.score > 0)
+    return reason(decision.code, **params)
+
+
+def _local(recognized: Recognized) -> Decision:
+    """No metadata provider: the parsed name is the only candidate, sure enough with
+    a title, and a year for a movie (the folder then has no ``[tmdbid-N]``)."""
+    kind: MediaKind = "series" if recognized.kind == "series" else "movie"
+    complete = kind == "series" or recognized.year is not None
+    candidate = Candidate(
+        provider="local",
+        provider_id=None,
+        kind=kind,
+        title=recognized.title or "",
+        original_title=None,
+        year=recognized.year,
+        overview=None,
+        poster_path=None,
+        popularity=0.0,
+        score=1.0 if complete else 0.0,
+        evidence=Evidence("exact", recognized.title or "", "none"),
+    )
+    if complete:
+        return Decision(candidate, (candidate,), "local", 1.0)
+    return Decision(None, (candidate,), "no_year", 0.0)
+
+
+def query_of(recognized: Recognized) -> Query:
+    """What the release says, as the decision reads it."""
+    readings = []
+    if recognized.title:
+        readings.append(Reading(recognized.title, recognized.year))
+    if recognized.alt_title:
+        readings.append(Reading(recognized.alt_title, recognized.year))
+    if recognized.title_with_year:
+        readings.append(Reading(recognized.title_with_year, None))
+    videos = [f for f in recognized.files if f.role == "video"]
+    episodes: list[tuple[int | None, int, bool]] = []
+    seasons: set[int] = set()
+    if recognized.kind == "series":
+        episodes = [(f.season, max(f.episodes), f.absolute) for f in videos if f.episodes]
+        seasons = {f.season for f in videos if f.season is not None}
+        if recognized.season is not None:
+            seasons.add(recognized.season)
+    elif recognized.numbered_parts:
+        episodes = [(None, len(videos), True)]  # a miniseries holds at least that many
+    return Query(
+        kind="unknown" if recognized.numbered_parts else recognized.kind,
+        readings=tuple(readings),
+        country=recognized.country,
+        episodes=tuple(sorted(set(episodes), key=lambda e: (e[0] or 0, e[1], e[2]))),
+        seasons=tuple(sorted(seasons)),
+        identifiers=recognized.identifiers,
+    )
+
+
+async def identify(
+    recognized: Recognized, lookup: Lookup, *, auto_accept: float, language: str
+) -> Decision:
+    """Gather candidates for ``recognized`` and decide (see the module's docstring)."""
+    query = query_of(recognized)
+    found = _Found(query)
+    for identifier in query.identifiers[:2]:
+        await _by_identifier(identifier, lookup, found)
+    if any(c.evidence and c.evidence.identifier for c in found.weighed()):
+        return decide(query, found.all(), auto_accept)
+    for index, kind in enumerate(_kinds(recognized)):
+        if index and found.strong():
+            break
+        await _search_kind(kind, query, lookup, found, language)
+    return decide(query, found.all(), auto_accept)
+
+
+async def _search_kind(
+    kind: MediaKind, query: Query, lookup: Lookup, found: "_Found", language: str
+) -> None:
+    first, *others = query.readings or (Reading("", None),)
+    if not first.title:
+        return
+    page = await _search(kind, first, lookup, found, language)
+    await _details(kind, lookup, found)
+    numerals = numerals_swapped(first.title)
+    for reading in [*others, *([Reading(numerals, first.year)] if numerals else [])]:
+        if found.strong():
+            return
+        await _search(kind, reading, lookup, found, language)
+        await _details(kind, lookup, found)
+    if not found.strong() and first.year is not None and page is not None and len(page) >= PAGE:
+        more = await lookup.search(kind, first.title, first.year, _written_in(first, language))
+        found.add(more or ())
+        await _details(kind, lookup, found)
+
+
+async def _search(
+    kind: MediaKind, reading: Reading, lookup: Lookup, found: "_Found", language: str
+) -> list[Candidate] | None:
+    """The title in the language it is written in (its results' titles compare with
+    it), and in the person's language when that found nothing."""
+    written = _written_in(reading, language)
+    page = await lookup.search(kind, reading.title, None, written)
+    if not page and written != language:
+        page = await lookup.search(kind, reading.title, None, language)
+    found.add(page or ())
+    return page
+
+
+async def _details(kind: MediaKind, lookup: Lookup, found: "_Found") -> None:
+    """Details of the candidates that could be it: every name TMDB knows them by, and
+    their seasons, decide what a search result alone cannot."""
+    waiting = [c for c in found.weighed() if c.kind == kind and not found.detailed(c)]
+    for candidate in waiting[:DETAILS]:
+        detailed = await lookup.details(candidate)
+        if detailed is None:
+            return
+        found.add([detailed], detailed=True)
+
+
+async def _by_identifier(identifier: str, lookup: Lookup, found: "_Found") -> None:
+    scheme, _, value = identifier.partition(":")
+    if scheme == "imdb":
+        for candidate in (await lookup.find(value))[:2]:
+            detailed = await lookup.details(candidate)
+            found.add([detailed or candidate], detailed=detailed is not None)
+    elif scheme == "tmdb":
+        section, _, number = value.partition("/")
+        kind: MediaKind = "series" if section == "tv" else "movie"
+        stub = Candidate("tmdb", number, kind, "", None, None, None, None, 0.0)
+        detailed = await lookup.details(stub)
+        if detailed is not None:
+            found.add([detailed], detailed=True)
+
+
+def _kinds(recognized: Recognized) -> list[MediaKind]:
+    if recognized.kind == "series":
+        return ["series", "movie"]
+    if recognized.kind == "movie":
+        return ["series", "movie"] if recognized.numbered_parts else ["movie", "series"]
+    return ["movie", "series"]
+
+
+def _written_in(reading: Reading, language: str) -> str:
+    """The TMDB language of the script the title is written in: results then carry
+    titles in that script, comparable with it."""
+    own = language.split("-")[0].lower()
+    if _CYRILLIC.search(reading.title):
+        return language if own in ("ru", "uk", "be", "bg", "sr") else "ru-RU"
+    if _KANA_HAN.search(reading.title):
+        return "ja-JP"
+    if _HANGUL.search(reading.title):
+        return "ko-KR"
+    return language if own in _LATIN_LANGUAGES else "en-US"
+
+
+class _Found:
+    """The candidates found so far, by (kind, id); details replace a search result."""
+
+    def __init__(self, query: Query) -> None:
+        self._query = query
+        self._by_key: dict[tuple[str, str | None], Candidate] = {}
+        self._detailed: set[tuple[str, str | None]] = set()
+
+    def add(self, candidates: Iterable[Candidate], *, detailed: bool = False) -> None:
+        for candidate in candidates:
+            key = (candidate.kind, candidate.provider_id)
+            if detailed:
+                self._by_key[key] = candidate
+                self._detailed.add(key)
+            else:
+                self._by_key.setdefault(key, candidate)
+
+    def detailed(self, candidate: Candidate) -> bool:
+        return (candidate.kind, candidate.provider_id) in self._detailed
+
+    def all(self) -> list[Candidate]:
+        return list(self._by_key.values())
+
+    def weighed(self) -> list[Candidate]:
+        return ranked(self._query, self._by_key.values())
+
+    def strong(self) -> bool:
+        return any(c.evidence is not None and strong(c.evidence) for c in self.weighed())
