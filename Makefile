@@ -8,7 +8,7 @@ CONFIG ?= $(or $(JELLYBIT_CONFIG),config.toml)
 # Debian packages the tests drive for real (filled in as capabilities land).
 TEST_DEBS := qbittorrent-nox chromium
 
-.PHONY: run test lint check-deps bench clean
+.PHONY: run test lint check-deps bench recognition clean
 
 $(BIN)/jellybit: pyproject.toml
 	@scripts/ensure-python "$(PYTHON)"
@@ -42,6 +42,10 @@ bench: $(BIN)/jellybit
 	$(BIN)/python -m bench.ingest_bench
 	$(BIN)/python -m bench.import_bench
 	$(BIN)/python -m bench.web_bench
+
+# Recognition on the held-out and regression decision sets, with every miss.
+recognition: $(BIN)/jellybit
+	$(BIN)/python -m tests.recognition_eval --verbose
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

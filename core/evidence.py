@@ -195,12 +195,17 @@ def _without_articles(words: list[str]) -> list[str]:
 
 
 def _one_edit(a: str, b: str) -> bool:
+    """One letter more, less or other: a typo. A digit is never a typo ("Toy Story 3"
+    is not "Toy Story")."""
     if abs(len(a) - len(b)) > 1 or a == b:
         return False
     if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+        changed = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+        return len(changed) == 1 and not any(ch.isdigit() for ch in changed[0])
     short, long = sorted((a, b), key=len)
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+    return any(
+        long[:i] + long[i + 1 :] == short and not long[i].isdigit() for i in range(len(long))
+    )
 
 
 # --- evidence -------------------------------------------------------------------------
@@ -350,7 +355,7 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
     if best_title == _TITLE_RANK["weak"]:
         return _review(weighed, "weak")
     group = [c for c in alive if _TITLE_RANK[_ev(c).title] == best_title]
-    rule = "only"
+    rule = _ruled_out_by([c for c in weighed if c not in alive], best_title)
     for name, rank in (("year", _year_rank), ("country", _country_rank), ("seasons", _fit_rank)):
         top = max(rank(c) for c in group)
         leaders = [c for c in group if rank(c) == top]
@@ -380,6 +385,18 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
             # End" is what everybody watches: a release may shorten a long title.
             return _review(weighed, "ambiguous", [chosen, *longer])
     return _accept(chosen, weighed, rule, auto_accept)
+
+
+def _ruled_out_by(contradicted_ones: Sequence[Candidate], best_title: int) -> str:
+    """``only``, or what ruled out the candidates with as good a title: the year, the
+    country tag or the seasons ("Dune 2021": the 1984 film is out by its year)."""
+    for candidate in contradicted_ones:
+        evidence = _ev(candidate)
+        if _TITLE_RANK[evidence.title] >= best_title:
+            if evidence.year == "far":
+                return "year"
+            return "country" if evidence.country == "mismatch" else "seasons"
+    return "only"
 
 
 def ranked(query: Query, found: Iterable[Candidate]) -> list[Candidate]:

@@ -44,6 +44,9 @@ _RESERVED = frozenset(
     {"CON", "PRN", "AUX", "NUL"} | {f"{p}{n}" for p in ("COM", "LPT") for n in range(1, 10)}
 )
 _DIGITS = re.compile(r"(\d+)")
+_PART_WORD = re.compile(r"(?i)(?<![a-z])(cd|dvd|dis[ck]|part|pt)[\s._-]?\d{1,2}(?!\d)")
+_PART_WORDS = {"cd": "cd", "dvd": "dvd", "disc": "disc", "disk": "disc"}
+_PART_WORDS |= {"part": "part", "pt": "part"}
 
 
 @dataclass(frozen=True)
@@ -216,13 +219,21 @@ def _season_dirs(file: LibraryFile) -> tuple[str, ...]:
 def _video_stem(title: Title, file: LibraryFile) -> str:
     """The stem of the video's file name; a subtitle shares its video's stem."""
     if title.kind == "movie":
-        part = f" - part{file.part}" if file.part is not None else ""
+        part = f" - {part_word(file.video or file.source)}{file.part}" if file.part else ""
         return _fit(title.title, _title_tags(title) + part, STEM_MAX_BYTES)
     if file.episodes:
         season = 1 if file.season is None else file.season
         return _fit(title.title, " " + episode_tag(season, file.episodes), STEM_MAX_BYTES)
     own = PurePosixPath(file.video or file.source).stem
     return _fit(own, "", STEM_MAX_BYTES)
+
+
+def part_word(source: str) -> str:
+    """The word of a movie's part as the release writes it (in the file's name or its
+    folder), among those Jellyfin stacks: ``cd`` ("Movie.CD1.avi", "CD2/…"),
+    ``disc`` ("Disc 1"), else ``part``."""
+    found = _PART_WORD.search(str(PurePosixPath(source).with_suffix("")))
+    return "part" if found is None else _PART_WORDS[found.group(1).casefold()]
 
 
 def _tail(file: LibraryFile, copy: int) -> str:

@@ -89,9 +89,10 @@ D2021 = Title("movie", "Dune", 2021)
         (DUNE, subtitle("Subs/unknown.srt", None), f"{D}/{D}.srt"),
         (LOST, subtitle("s.srt", "ru", season=1, episodes=(2,)), f"{L}/Season 01/Lost S01E02.ru.srt"),  # noqa: E501
         (LOST, subtitle("s.srt", "en", season=2, video="d/Lost x.mkv"), f"{L}/Season 02/Lost x.en.srt"),  # noqa: E501
-        (DUNE, LibraryFile("CD1/dune.avi", "video", part=1), f"{D}/{D} - part1.avi"),
-        (D2021, LibraryFile("cd2.avi", "video", part=2), "Dune (2021)/Dune (2021) - part2.avi"),
-        (D2021, subtitle("cd2.srt", "ru", part=2), "Dune (2021)/Dune (2021) - part2.ru.srt"),
+        (DUNE, LibraryFile("CD1/dune.avi", "video", part=1), f"{D}/{D} - cd1.avi"),
+        (D2021, LibraryFile("cd2.avi", "video", part=2), "Dune (2021)/Dune (2021) - cd2.avi"),
+        (D2021, subtitle("cd2.srt", "ru", part=2), "Dune (2021)/Dune (2021) - cd2.ru.srt"),
+        (D2021, LibraryFile("d2.avi", "video", part=2), "Dune (2021)/Dune (2021) - part2.avi"),
         (DUNE, video("noext"), f"{D}/{D}"),
     ],
 )  # fmt: skip
@@ -230,10 +231,10 @@ def test_plan_numbers_the_parts_of_a_movie_in_natural_order() -> None:
     files = [video("CD10/d.avi"), video("CD2/d.avi"), video("CD1/d.avi")]
     subs = [subtitle("CD2/d.srt", "ru", video="CD2/d.avi")]
     assert plan(title, *files, *subs) == {
-        "CD1/d.avi": "Dune (2021) - part1.avi",
-        "CD2/d.avi": "Dune (2021) - part2.avi",
-        "CD10/d.avi": "Dune (2021) - part3.avi",
-        "CD2/d.srt": "Dune (2021) - part2.ru.srt",
+        "CD1/d.avi": "Dune (2021) - cd1.avi",
+        "CD2/d.avi": "Dune (2021) - cd2.avi",
+        "CD10/d.avi": "Dune (2021) - cd3.avi",
+        "CD2/d.srt": "Dune (2021) - cd2.ru.srt",
     }
 
 

@@ -1,177 +1,17 @@
-"""Candidate scoring (core.scoring) and the TMDB client against the fake TMDB."""
+"""The TMDB client against the fake TMDB: search, details, /find, seasons, faults."""
 
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
 from core.config import MetadataSettings
 from core.errors import AuthFailedError, RejectedError, UnreachableError
-from core.scoring import (
-    MAX_CANDIDATES,
-    Candidate,
-    MediaKind,
-    decide,
-    normalize,
-    score,
-    title_similarity,
-)
-from tests.support.tmdb import FakeTmdb, make_read_token
-from worker.tmdb import RetryLaterError, TmdbClient, auth_kind
-
-
-def candidate(
-    title: str,
-    year: int | None,
-    *,
-    original: str | None = None,
-    popularity: float = 10.0,
-    provider_id: str = "1",
-    kind: MediaKind = "movie",
-) -> Candidate:
-    return Candidate(
-        provider="tmdb",
-        provider_id=provider_id,
-        kind=kind,
-        title=title,
-        original_title=original if original is not None else title,
-        year=year,
-        overview=None,
-        poster_path=None,
-        popularity=popularity,
-    )
-
-
-DUNE_2021 = candidate("Dune", 2021, popularity=120.5, provider_id="438631")
-DUNE_1984 = candidate("Dune", 1984, popularity=35.2, provider_id="841")
-DUNE_2 = candidate("Dune: Part Two", 2024, popularity=250.0, provider_id="693134")
-
-
-# ---- scoring ---------------------------------------------------------------------------------
-
-
-def test_normalize_drops_case_punctuation_accents_and_a_leading_article() -> None:
-    assert normalize("The Office!") == "office"
-    assert normalize("Amélie") == "amelie"
-    assert normalize("Frieren: Beyond Journey's End") == "frieren beyond journey s end"
-    assert normalize("Ёлки") == normalize("елки")
-    assert normalize("The") == "the"  # a title that is only an article keeps it
-
-
-def test_the_year_picks_dune_2021_over_dune_1984() -> None:
-    ranked = score("Dune", None, 2021, [DUNE_1984, DUNE_2, DUNE_2021])
-    assert [c.provider_id for c in ranked] == ["438631", "841", "693134"]
-    assert decide(ranked, 0.85) == ranked[0]
-
-    ranked = score("Dune", None, 1984, [DUNE_2021, DUNE_2, DUNE_1984])
-    assert ranked[0].provider_id == "841"
-    assert decide(ranked, 0.85) == ranked[0]
-
-
-def test_without_a_year_two_dunes_go_to_review() -> None:
-    ranked = score("Dune", None, None, [DUNE_1984, DUNE_2021, DUNE_2])
-    assert {ranked[0].provider_id, ranked[1].provider_id} == {"438631", "841"}
-    assert decide(ranked, 0.85) is None
-
-
-def test_a_year_one_off_still_counts_and_a_far_one_costs() -> None:
-    exact, near, far, unknown = (
-        score("Blade Runner 2049", None, y, [candidate("Blade Runner 2049", 2017)])[0].score
-        for y in (2017, 2018, 2010, None)
-    )
-    assert exact > near > unknown > far
-
-
-def test_the_original_title_matches_as_well_as_the_localized_one() -> None:
-    dark_ru = candidate("Тьма", 2017, original="Dark", kind="series")
-    dark_en = candidate("Dark", 2017, original="Dark", kind="series")
-    (by_original,) = score("Dark", None, 2017, [dark_ru])
-    (by_title,) = score("Dark", None, 2017, [dark_en])
-    assert by_original.score == by_title.score
-    assert by_original.score >= 0.95
-
-
-def test_the_cyrillic_alt_title_matches_the_ru_title() -> None:
-    last_of_us = candidate("Одни из нас", 2023, original="The Last of Us", kind="series")
-    other = candidate("Одни", 2023, original="Alone", popularity=30.0, kind="series")
-    # A transliterated release name alone does not match the Russian title…
-    (alone,) = score("Odni iz nas", None, 2023, [last_of_us])
-    assert alone.score < 0.85
-    # …its Cyrillic alternative does.
-    ranked = score("Odni iz nas", "Одни из нас", 2023, [other, last_of_us])
-    assert ranked[0].title == "Одни из нас"
-    assert ranked[0].score >= 0.95
-    assert decide(ranked, 0.85) == ranked[0]
-
-
-def test_a_subtitle_in_the_candidate_does_not_sink_the_match() -> None:
-    frieren = candidate(
-        "Frieren: Beyond Journey's End", 2023, original="葬送のフリーレン", kind="series"
-    )
-    assert title_similarity("Frieren", frieren.title) >= 0.8
-    (ranked,) = score("Frieren", None, 2023, [frieren])
-    assert decide([ranked], 0.85) == ranked
-
-
-def test_popularity_only_breaks_ties() -> None:
-    us = candidate("The Office", 2005, popularity=200.1, provider_id="2316", kind="series")
-    uk = candidate("The Office", 2001, popularity=30.5, provider_id="2996", kind="series")
-    # Equal titles and no year: the more popular one leads, by too little to accept.
-    ranked = score("The Office", None, None, [uk, us])
-    assert [c.provider_id for c in ranked] == ["2316", "2996"]
-    assert 0 < ranked[0].score - ranked[1].score <= 0.02
-    assert decide(ranked, 0.85) is None
-    # A year outweighs any popularity.
-    ranked = score("The Office", None, 2001, [us, uk])
-    assert ranked[0].provider_id == "2996"
-    assert decide(ranked, 0.85) == ranked[0]
-    # Even a huge popularity cannot beat a better title.
-    famous = candidate("The Offer", 2022, popularity=100_000.0, provider_id="3")
-    ranked = score("The Office", None, None, [famous, uk])
-    assert ranked[0].provider_id == "2996"
-
-
-def test_score_keeps_the_best_five_in_order() -> None:
-    many = [candidate(f"Dune {n}", 2000 + n, provider_id=str(n)) for n in range(9)]
-    ranked = score("Dune", None, 2003, [*many, DUNE_2021])
-    assert len(ranked) == MAX_CANDIDATES
-    assert [c.score for c in ranked] == sorted((c.score for c in ranked), reverse=True)
-
-
-@given(
-    title=st.text(max_size=40),
-    alt=st.none() | st.text(max_size=40),
-    year=st.none() | st.integers(1850, 2100),
-    other=st.text(max_size=40),
-    other_year=st.none() | st.integers(1850, 2100),
-    popularity=st.floats(min_value=0, max_value=1e9),
-)
-def test_scores_stay_between_0_and_1(
-    title: str,
-    alt: str | None,
-    year: int | None,
-    other: str,
-    other_year: int | None,
-    popularity: float,
-) -> None:
-    (ranked,) = score(title, alt, year, [candidate(other, other_year, popularity=popularity)])
-    assert 0.0 <= ranked.score <= 1.0
-
-
-def test_decide_accepts_a_clear_leader_and_reviews_a_close_runner_up() -> None:
-    top = replace(DUNE_2021, score=0.95)
-    assert decide([top], 0.85) == top
-    assert decide([top, replace(DUNE_1984, score=0.80)], 0.85) == top
-    assert decide([top, replace(DUNE_1984, score=0.85)], 0.85) == top  # exactly the margin
-    assert decide([top, replace(DUNE_1984, score=0.90)], 0.85) is None
-    assert decide([top, replace(DUNE_1984, score=0.90)], 0.85, margin=0.05) == top
-    assert decide([replace(DUNE_2021, score=0.84)], 0.85) is None
-    assert decide([], 0.85) is None
-
+from core.evidence import Season
+from tests.support.tmdb import Entry, FakeTmdb, make_read_token
+from worker.tmdb import RetryLaterError, TmdbClient, auth_kind, parse_tmdb_id
 
 # ---- TMDB client ---------------------------------------------------------------------------
 
@@ -268,18 +108,20 @@ async def test_ru_ru_titles_and_a_russian_query(tmdb: FakeTmdb, make_client: Mak
     (frieren,) = await client.search("series", "Frieren", None)
     assert frieren.title == "Провожающая в последний путь Фрирен"
     assert frieren.original_title == "葬送のフリーレン"
-    # Scored with the Cyrillic alternative title, the localized answer is accepted.
-    ranked = score("Tma", "Тьма", 2017, [dark])
-    assert decide(ranked, 0.85) == ranked[0]
+    # The language of one search may differ from the configured one.
+    (dark,) = await client.search("series", "Тьма", 2017, language="en-US")
+    assert dark.title == "Dark"
+    assert tmdb.calls[-1].params["language"] == "en-US"
 
 
 async def test_details_of_a_movie_and_a_show(tmdb: FakeTmdb, make_client: MakeClient) -> None:
     client = make_client(key=tmdb.read_token)
     movie = await client.details("movie", 335984)
-    assert (movie.title, movie.original_title, movie.year) == (
+    assert (movie.title, movie.original_title, movie.year, movie.imdb_id) == (
         "Бегущий по лезвию 2049",
         "Blade Runner 2049",
         2017,
+        "tt1856101",
     )
     show = await client.details("series", "100088")
     assert (show.kind, show.title, show.original_title, show.year) == (
@@ -288,9 +130,70 @@ async def test_details_of_a_movie_and_a_show(tmdb: FakeTmdb, make_client: MakeCl
         "The Last of Us",
         2023,
     )
+    assert show.seasons == (Season(1, 9, 2023), Season(2, 9, 2023))
+    assert show.countries == ("US",)
+    assert "The Last of Us" not in show.names  # already the original title
     assert [c.path for c in tmdb.calls] == ["/movie/335984", "/tv/100088"]
+    assert {c.params["append_to_response"] for c in tmdb.calls} == {
+        "alternative_titles,translations,external_ids"
+    }
     with pytest.raises(RejectedError, match="could not be found"):
         await client.details("movie", 999999999)
+
+
+async def test_details_carry_every_name_tmdb_knows(tmdb: FakeTmdb, make_client: MakeClient) -> None:
+    tmdb.catalogue.append(
+        Entry.from_json(
+            {
+                "kind": "tv",
+                "id": 1429,
+                "title": "Attack on Titan",
+                "original_title": "進撃の巨人",
+                "date": "2013-04-07",
+                "popularity": 150,
+                "origin_country": ["JP"],
+                "seasons": [{"season_number": 1, "episode_count": 25, "air_date": "2013-04-07"}],
+                "alternative_titles": [{"iso_3166_1": "JP", "title": "Shingeki no Kyojin"}],
+                "translations": {"ru": "Атака титанов"},
+            }
+        )
+    )
+    client = make_client(language="ru-RU")
+    (found,) = await client.search("series", "Shingeki no Kyojin", None, language="en-US")
+    assert found.title == "Attack on Titan"  # the search matched an alternative title
+    show = await client.details("series", found.provider_id or "")
+    assert show.title == "Атака титанов"
+    assert {"Shingeki no Kyojin", "Attack on Titan"} <= set(show.names)
+
+
+async def test_find_by_imdb_id_and_a_season(tmdb: FakeTmdb, make_client: MakeClient) -> None:
+    client = make_client()
+    (dune,) = await client.find("tt1160419")
+    assert (dune.kind, dune.provider_id) == ("movie", "438631")
+    assert tmdb.calls[-1].params["external_source"] == "imdb_id"
+    assert await client.find("tt0000001") == []
+    episodes = await client.season(70523, 2)
+    assert [number for number, _ in episodes] == list(range(1, 11))
+    assert episodes[0][1] == "2017-12-01"
+    with pytest.raises(RejectedError):
+        await client.season(70523, 9)
+
+
+@pytest.mark.parametrize("bad", ["12abc", "-5", "0", "", "١٢", True, 3.5, None, "9" * 40])
+async def test_an_id_that_is_not_a_tmdb_id_goes_nowhere(
+    tmdb: FakeTmdb, make_client: MakeClient, bad: object
+) -> None:
+    assert parse_tmdb_id(bad) is None
+    with pytest.raises(RejectedError, match="not a TMDB id"):
+        await make_client().details("movie", bad)  # type: ignore[arg-type]
+    assert tmdb.calls == []
+
+
+async def test_results_with_a_bad_id_are_dropped(tmdb: FakeTmdb, make_client: MakeClient) -> None:
+    tmdb.catalogue[:] = [replace(e, id=0) if e.id == 841 else e for e in tmdb.catalogue]
+    found = await make_client().search("movie", "Dune", None)
+    assert "0" not in [c.provider_id for c in found]
+    assert "438631" in [c.provider_id for c in found]
 
 
 async def test_429_waits_for_retry_after(tmdb: FakeTmdb, make_client: MakeClient) -> None:

@@ -104,11 +104,13 @@ def parse_hint(text: str) -> Hint:
     ):
         words = words[:-1]  # "2021 года"
     if words and _HINT_YEAR.fullmatch(_word(words[-1])):
-        if len(words) > 1:
-            title_with_year = _title(" ".join(words))
+        bare = words[-1].isdigit()
         year = int(_word(words[-1]))
         words = words[:-1]
-        more_kind, words = _strip_trailing(words)
+        more_kind, before = _strip_trailing(words)
+        if bare and before == words and words:
+            title_with_year = f"{_title(' '.join(words))} {year}"  # "Wonder Woman 1984"
+        words = before
         trailing_kind = trailing_kind or more_kind
     kind = trailing_kind or kind
     if kind is None and (season is not None or episode is not None):

@@ -156,15 +156,16 @@ def _fix_title_and_year(text: str, guess: Guess) -> tuple[str | None, int | None
 
 def _country(text: str, title: str | None, bracketed: str | None) -> tuple[str | None, str | None]:
     """A country tag after the title: "The Office (US)" or "The.Office.US" → ("The
-    Office", "US"). Only an upper-case tag in a name that is not all upper case:
-    "The.Last.of.Us" keeps its "Us"."""
+    Office", "US"). Only an upper-case tag after a title that is not all upper case:
+    "The.Last.of.Us" and "THE.LAST.OF.US" keep their "Us"."""
     if title is None:
         return None, None
     if bracketed is not None:
         return title, bracketed
     words = title.split()
-    if len(words) > 1 and words[-1] in COUNTRY_TAGS and not text.isupper():
-        return " ".join(words[:-1]), words[-1]
+    rest = " ".join(words[:-1])
+    if len(words) > 1 and words[-1] in COUNTRY_TAGS and not rest.isupper():
+        return rest, words[-1]
     return title, None
 
 
