@@ -38,7 +38,7 @@ from worker.layout import (
     unlink_if_ours,
 )
 from worker.pacing import sleep_until
-from worker.recognition import Recognizer
+from worker.recognition import PARSERS, Recognizer
 
 TICK = 5.0
 MAX_WAIT = 300.0
@@ -66,6 +66,10 @@ class Importer:
         await self._recognizer.close()
 
     async def run(self, stop: asyncio.Event) -> None:
+        try:
+            await self._recognizer.warm()
+        except Exception:  # the first download starts them instead
+            get_logger().exception("import.warm_up_failed")
         while not stop.is_set():
             try:
                 await self.tick()
@@ -75,15 +79,25 @@ class Importer:
             self.wake.clear()
 
     async def tick(self) -> None:
+        """Every ``importing`` download that is due, ``PARSERS`` at a time (one per
+        parser process: a big season pack does not hold back a movie)."""
         batch: dict[tuple[Any, ...], Any] = {}  # TMDB's answers, shared by this batch
-        for download in await self._store.tracking.list_in_states({State.IMPORTING}):
-            if clock.monotonic() < self._not_before.get(download.id, 0.0):
-                continue
-            try:
-                await self.process(download, batch)
-            except Exception:  # one broken download must not hold back the others
-                get_logger(download_id=download.id).exception("import.failed_unexpectedly")
-                self._not_before[download.id] = clock.monotonic() + MAX_WAIT
+        due = [
+            download
+            for download in await self._store.tracking.list_in_states({State.IMPORTING})
+            if clock.monotonic() >= self._not_before.get(download.id, 0.0)
+        ]
+        gate = asyncio.Semaphore(PARSERS)
+
+        async def one(download: Download) -> None:
+            async with gate:
+                try:
+                    await self.process(download, batch)
+                except Exception:  # one broken download must not hold back the others
+                    get_logger(download_id=download.id).exception("import.failed_unexpectedly")
+                    self._not_before[download.id] = clock.monotonic() + MAX_WAIT
+
+        await asyncio.gather(*(one(download) for download in due))
         await self._refresh_jellyfin([])
 
     async def process(

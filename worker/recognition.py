@@ -81,6 +81,12 @@ class Recognizer:
     async def close(self) -> None:
         await asyncio.to_thread(self._parser.shutdown, wait=True, cancel_futures=True)
 
+    async def warm(self) -> None:
+        """Start the parser processes and load the parsers in them now, not with the
+        first download (spawning and importing guessit takes a second or so)."""
+        sample = Source("Warm.Up.S01E01.1080p", (TorrentFile("Warm.Up.S01E01.mkv", 1),))
+        await asyncio.gather(*(self._parse(sample, None) for _ in range(PARSERS)))
+
     async def recognize(
         self, download: Download, log: Logger, cache: dict[tuple[Any, ...], Any] | None = None
     ) -> Outcome:

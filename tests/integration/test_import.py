@@ -14,6 +14,7 @@ from core.config import JellyfinSettings, MetadataSettings
 from core.errors import NotFoundError
 from core.ids import new_id
 from core.models import Download
+from core.reasons import Reason
 from core.states import State
 from sandbox.qbittorrent import QbtInstance
 from store import Store
@@ -332,7 +333,9 @@ async def test_tmdb_ambiguity_goes_to_review_and_an_outage_waits_visibly(
             waiting = await eventually(
                 lambda: _waiting(running, result.download.id), within=40, what="waiting for TMDB"
             )
-            assert "retrying" in (waiting.reason or "")
+            reason = Reason.loads(waiting.reason)
+            assert reason is not None
+            assert (reason.code, reason.params["system"]) == ("waiting", "tmdb")
             assert (await running.store.downloads.get_download(result.download.id)).state == (
                 State.IMPORTING
             )

@@ -1,0 +1,222 @@
+"""Recognition classes where the layout matters, on real downloads: a real seeder and
+a real qbittorrent-nox, real files hardlinked into the library, the fake TMDB with
+the decoys real TMDB has."""
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from core.config import MetadataSettings
+from core.reasons import Reason
+from core.states import State
+from sandbox.qbittorrent import QbtInstance
+from tests.integration.conftest import Running
+from tests.integration.test_import import MiB, download_and_wait, same_file, start
+from tests.support.tmdb import Entry, FakeTmdb
+from tests.support.torrents import MadeTorrent, make_torrent, seed
+
+CATALOGUE = [
+    {
+        "kind": "tv",
+        "id": 880001,
+        "title": "Quiet Harbour",
+        "date": "2021-03-01",
+        "popularity": 25,
+        "seasons": [{"season_number": 1, "episode_count": 8, "air_date": "2021-03-01"}],
+        "translations": {"ru": "Тихая гавань"},
+    },
+    {
+        "kind": "movie",
+        "id": 880002,
+        "title": "Quiet Harbour",
+        "date": "1998-05-01",
+        "popularity": 2,
+    },
+    {
+        "kind": "tv",
+        "id": 880003,
+        "title": "The Long Watch",
+        "date": "2019-06-01",
+        "popularity": 140,
+        "seasons": [
+            {"season_number": 1, "episode_count": 10, "air_date": "2019-06-01"},
+            {"season_number": 2, "episode_count": 10, "air_date": "2020-06-01"},
+        ],
+    },
+    {
+        "kind": "tv",
+        "id": 880004,
+        "title": "The Long Watch Aftershow",
+        "date": "2019-06-02",
+        "popularity": 6,
+        "type": "Talk Show",
+        "seasons": [{"season_number": 1, "episode_count": 10, "air_date": "2019-06-02"}],
+    },
+    {
+        "kind": "movie",
+        "id": 949,
+        "title": "Heat",
+        "date": "1995-12-15",
+        "popularity": 45,
+        "runtime": 170,
+        "translations": {"ru": "Схватка"},
+    },
+    {"kind": "movie", "id": 880005, "title": "Heat", "date": "1986-03-14", "popularity": 6},
+    {
+        "kind": "tv",
+        "id": 880006,
+        "title": "Blade of the Fox",
+        "original_title": "狐の刃",
+        "date": "2022-04-01",
+        "popularity": 60,
+        "origin_country": ["JP"],
+        "seasons": [
+            {"season_number": 1, "episode_count": 12, "air_date": "2022-04-01"},
+            {"season_number": 2, "episode_count": 12, "air_date": "2023-10-01"},
+        ],
+        "alternative_titles": [{"iso_3166_1": "JP", "title": "Kitsune no Yaiba", "type": "Romaji"}],
+    },
+]
+
+
+@pytest.fixture
+async def tmdb() -> AsyncIterator[FakeTmdb]:
+    fake = FakeTmdb()
+    fake.catalogue += [Entry.from_json(item) for item in CATALOGUE]
+    async with fake:
+        yield fake
+
+
+@pytest.fixture
+async def importing(qbt: QbtInstance, tmp_path: Path, tmdb: FakeTmdb) -> AsyncIterator[Running]:
+    metadata = MetadataSettings(
+        provider="tmdb", tmdb_api_key=tmdb.api_key, tmdb_base=tmdb.base_url, language="en-US"
+    )
+    running, stop, task = await start(qbt, tmp_path, metadata=metadata)
+    yield running
+    stop.set()
+    await asyncio.wait_for(task, timeout=10)
+    await running.store.close()
+
+
+def torrent(
+    tmp_path: Path, seeder: QbtInstance, folder: str, files: Mapping[str, int | bytes]
+) -> MadeTorrent:
+    """A folder of files (a size gives pseudo-random bytes, bytes are written as they
+    are), made into a torrent and seeded."""
+    root = tmp_path / "src" / folder
+    for index, (name, content) in enumerate(files.items()):
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = content if isinstance(content, bytes) else bytes([index % 251 + 1]) * content
+        path.write_bytes(data + folder.encode())  # distinct per torrent
+    made = make_torrent(root, "v1")
+    seed(seeder, made)
+    return made
+
+
+def shows(tmp_path: Path) -> Path:
+    return tmp_path / "library" / "shows"
+
+
+async def test_numbered_files_of_a_season_pack_become_episodes(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    folder = "Quiet Harbour - Season 1 (2021) 1080p"
+    files = {"01. Arrival.mkv": 2 * MiB, "02. The Pier.mkv": 2 * MiB, "03. Low Tide.mkv": 2 * MiB}
+    made = torrent(tmp_path, seeder, folder, files)
+    await download_and_wait(importing, made, seeder, State.DONE)
+    season = shows(tmp_path) / "Quiet Harbour (2021) [tmdbid-880001]" / "Season 01"
+    assert sorted(p.name for p in season.iterdir()) == [
+        f"Quiet Harbour S01E0{n}.mkv" for n in (1, 2, 3)
+    ]
+    source = importing.qbt.downloads_dir / folder / "03. Low Tide.mkv"
+    assert same_file(season / "Quiet Harbour S01E03.mkv", source)
+
+
+async def test_a_season_pack_beside_its_aftershow_imports_on_its_own(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    folder = "The.Long.Watch.S02.1080p.WEB-DL.DDP5.1.H.264-GROUP"
+    files = {f"The.Long.Watch.S02E0{n}.1080p.WEB-DL.mkv": 2 * MiB for n in (1, 2)}
+    done = await download_and_wait(
+        importing, torrent(tmp_path, seeder, folder, files), seeder, State.DONE
+    )
+    season = shows(tmp_path) / "The Long Watch (2019) [tmdbid-880003]" / "Season 02"
+    assert sorted(p.name for p in season.iterdir()) == [
+        "The Long Watch S02E01.mkv",
+        "The Long Watch S02E02.mkv",
+    ]
+    recognition = await importing.store.recognitions.current(done.id)
+    assert recognition is not None
+    reason = Reason.loads(recognition.reason)
+    assert reason is not None
+    assert reason.code == "auto.only"
+    assert float(reason.params["confidence"]) >= 0.85
+    aftershow = next(c for c in recognition.candidates if c.provider_id == "880004")
+    assert aftershow.evidence is not None
+    assert aftershow.evidence.title == "partial"
+
+
+async def test_each_subtitle_of_a_movie_in_parts_follows_its_part(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    folder = "Heat.1995.2CD.DVDRip.XviD-GROUP"
+    files = {
+        "heat-cd1.avi": 3 * MiB,
+        "heat-cd2.avi": 3 * MiB,
+        "heat-cd1.ru.srt": 4096,
+        "heat-cd2.ru.srt": 4096,
+    }
+    await download_and_wait(importing, torrent(tmp_path, seeder, folder, files), seeder, State.DONE)
+    movie = tmp_path / "library" / "movies" / "Heat (1995) [tmdbid-949]"
+    assert sorted(p.name for p in movie.iterdir()) == [
+        "Heat (1995) [tmdbid-949] - cd1.avi",
+        "Heat (1995) [tmdbid-949] - cd1.ru.srt",
+        "Heat (1995) [tmdbid-949] - cd2.avi",
+        "Heat (1995) [tmdbid-949] - cd2.ru.srt",
+    ]
+    source = importing.qbt.downloads_dir / folder / "heat-cd2.ru.srt"
+    assert same_file(movie / "Heat (1995) [tmdbid-949] - cd2.ru.srt", source)
+
+
+async def test_an_nfo_with_an_imdb_id_decides_between_remakes(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    folder = "Dune.1080p.BluRay.x264-GROUP"
+    nfo = b"Dune\r\nhttps://www.imdb.com/title/tt0087182/\r\nSource: BluRay\r\n"
+    files = {"Dune.1080p.BluRay.x264-GROUP.mkv": 3 * MiB, "dune.nfo": nfo}
+    await download_and_wait(importing, torrent(tmp_path, seeder, folder, files), seeder, State.DONE)
+    (movie,) = (tmp_path / "library" / "movies").iterdir()
+    assert movie.name == "Dune (1984) [tmdbid-841]"
+
+
+async def test_absolute_anime_numbers_go_into_their_season(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    folder = "[Group] Kitsune no Yaiba (13-14) [1080p]"
+    files = {f"[Group] Kitsune no Yaiba - {n} (1080p) [ABCD12{n}].mkv": 2 * MiB for n in (13, 14)}
+    await download_and_wait(importing, torrent(tmp_path, seeder, folder, files), seeder, State.DONE)
+    season = shows(tmp_path) / "Blade of the Fox (2022) [tmdbid-880006]" / "Season 02"
+    assert sorted(p.name for p in season.iterdir()) == [
+        "Blade of the Fox S02E01.mkv",
+        "Blade of the Fox S02E02.mkv",
+    ]
+
+
+async def test_a_series_file_without_an_episode_is_never_laid_out(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    folder = "The.Long.Watch.S01.1080p.WEB-DL-GROUP"
+    files = {"The.Long.Watch.S01E01.1080p.mkv": 2 * MiB, "The.Long.Watch.Bonus.Cut.mkv": 2 * MiB}
+    review = await download_and_wait(
+        importing, torrent(tmp_path, seeder, folder, files), seeder, State.REVIEW
+    )
+    recognition = await importing.store.recognitions.current(review.id)
+    assert recognition is not None
+    assert Reason.loads(recognition.reason) == Reason(
+        "review.episode_unknown", {"file": f"{folder}/The.Long.Watch.Bonus.Cut.mkv"}
+    )
+    assert not shows(tmp_path).exists() or not any(shows(tmp_path).rglob("*.mkv"))
