@@ -54,6 +54,9 @@ class Recognized:
     title_with_year: str | None = None  # "Wonder Woman 1984": another reading of the title
     identifiers: tuple[str, ...] = ()  # "imdb:tt…", "tmdb:movie/…" from the name, texts, hints
     numbered_parts: bool = False  # "Part 1…10": a miniseries, or a movie in parts
+    # Other names of the release, weaker than the title: the torrent's own title when
+    # the person's hint replaced it, the magnet's dn when it names something else.
+    fallback_titles: tuple[tuple[str, int | None], ...] = ()
 
 
 _NO_OVERRIDES: Mapping[str, str] = MappingProxyType({})
@@ -179,6 +182,11 @@ def recognize(
         else:
             result.append(RecognizedFile(role.path, "skip", None, (), None, (), reason=role.reason))
     identifiers = [*find_identifiers(torrent_name), *find_identifiers(dn or ""), *hint.identifiers]
+    fallback = []
+    if from_hint and fixed.title is None and base.title is not None:
+        fallback.append((base.title, year))  # a hint may describe rather than name it
+    if dn and (named := parse_release(dn)).title is not None and named.title != base.title:
+        fallback.append((named.title, named.year))  # "sparks-hohw-1080p" and its dn
     for text in texts:
         identifiers.extend(find_identifiers(text))
     return Recognized(
@@ -192,6 +200,7 @@ def recognize(
         title_with_year=title_with_year,
         identifiers=tuple(dict.fromkeys(identifiers)),
         numbered_parts=found_kind == "movie" and _numbered_parts(videos),
+        fallback_titles=tuple(fallback),
     )
 
 

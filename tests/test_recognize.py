@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 
 from core.errors import InvalidInputError
+from core.evidence import Season
 from core.parsing import guess as guess_module
 from core.parsing.files import FileRole, TorrentFile, classify_files
 from core.parsing.guess import clear_cache
 from core.parsing.hints import Hint, parse_hint
-from core.parsing.release import Parsed, parse_release
+from core.parsing.release import Parsed, parse_file, parse_release
 from core.parsing.subtitles import subtitle_language
-from core.recognize import RecognizedFile, recognize
+from core.recognize import RecognizedFile, placed, recognize, unplaceable
 
 CORPUS = Path(__file__).parent / "data" / "releases.tsv"
 REQUIRED_ACCURACY = 0.95
@@ -505,7 +506,10 @@ def test_subtitle_language(path: str, language: str | None, flags: tuple[str, ..
         ("The Truman Show", Hint(None, "The Truman Show", None)),
         ("Scary Movie", Hint(None, "Scary Movie", None)),
         ("Очень страшное кино", Hint(None, "Очень страшное кино", None)),
-        ("это фильм Брат 2 1997 года", Hint("movie", "Брат 2", 1997, title_with_year="Брат 2 1997")),
+        (
+            "это фильм Брат 2 1997 года",
+            Hint("movie", "Брат 2", 1997, title_with_year="Брат 2 1997"),
+        ),
         ("Дюна фильм 2021", Hint("movie", "Дюна", 2021)),
         ("Дюна (2021)", Hint(None, "Дюна", 2021)),
         ("Тьма, 2-й сезон, серия 5", Hint("series", "Тьма", None, season=2, episode=5)),
@@ -513,9 +517,15 @@ def test_subtitle_language(path: str, language: str | None, flags: tuple[str, ..
         ("season 3", Hint("series", None, None, season=3)),
         ("2021", Hint(None, None, 2021)),
         # A number after the title is read both ways; the metadata tells which it is.
-        ("Wonder Woman 1984", Hint(None, "Wonder Woman", 1984, title_with_year="Wonder Woman 1984")),
+        (
+            "Wonder Woman 1984",
+            Hint(None, "Wonder Woman", 1984, title_with_year="Wonder Woman 1984"),
+        ),
         ("It 2017", Hint(None, "It", 2017, title_with_year="It 2017")),
-        ("https://www.themoviedb.org/movie/438631-dune", Hint(None, None, None, identifiers=("tmdb:movie/438631",))),
+        (
+            "https://www.themoviedb.org/movie/438631-dune",
+            Hint(None, None, None, identifiers=("tmdb:movie/438631",)),
+        ),
         ("это tt1160419", Hint(None, None, None, identifiers=("imdb:tt1160419",))),
         ("", Hint(None, None, None)),
     ],
@@ -717,3 +727,111 @@ def test_a_torrent_name_without_a_kind_takes_it_from_its_files() -> None:
     )
     assert (result.kind, result.title, result.season) == ("series", "Some Show", 1)
     assert [f.episodes for f in result.files] == [(1,), (2,), (3,)]
+
+
+# --- files of a season that carry only their number (issue 11, class 6) ------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "season", "episodes"),
+    [
+        ("Some Show - Season 1 (2021)/03. Episode Title.mkv", 1, (3,)),
+        ("Show.S02.1080p/02 - Title.mkv", 2, (2,)),
+        ("Show Season 3/Episode 05.mkv", 3, (5,)),
+        ("Black Books/Series 2/04. Elephants and Hens.avi", 2, (4,)),
+        ("Бригада (2002)/Бригада.07.avi", None, (7,)),
+        ("Lonesome.Dove.1989/Lonesome.Dove.Part.Two.On.the.Trail.mkv", None, (2,)),
+        ("The.Pacific/The.Pacific.Chapter.4.mkv", None, (4,)),
+        ("Chernobyl.2019/Chernobyl.2019.Part.1.1.23.45.1080p.mkv", None, (1,)),
+        ("Show.S01/Show.S01E05-E07.1080p.mkv", 1, (5, 6, 7)),
+        ("Show.S01/Show.S01E05-1080p.mkv", 1, (5,)),  # a resolution is not a range
+    ],
+)
+def test_files_of_a_series_get_their_numbers(
+    path: str, season: int | None, episodes: tuple[int, ...]
+) -> None:
+    parsed = parse_file(path, kind="series")
+    assert (parsed.season, parsed.episodes) == (season, episodes)
+
+
+def test_a_numbered_file_is_no_episode_of_a_movie() -> None:
+    assert parse_file("Movie (2001)/01. Main Title.mkv", kind="movie").episodes == ()
+
+
+def test_a_range_of_parts_is_not_part_of_the_title() -> None:
+    assert parse_release("Generation.Kill.Part.1-7.720p.BluRay").title == "Generation Kill"
+    assert parse_release("Harry.Potter.and.the.Deathly.Hallows.Part.1.2010").title == (
+        "Harry Potter and the Deathly Hallows Part 1"
+    )
+
+
+def test_fansub_names_are_read_by_the_anime_parser() -> None:
+    batch = parse_release("[Erai-raws] Bocchi the Rock! - 01 ~ 12 [1080p][Multiple Subtitle]")
+    assert (batch.title, batch.episodes) == ("Bocchi the Rock!", tuple(range(1, 13)))
+    counted_on = parse_release("[HorribleSubs] Shingeki no Kyojin S3 - 59 [1080p].mkv")
+    assert (counted_on.season, counted_on.episodes, counted_on.absolute) == (3, (59,), True)
+    scene = parse_release("[Judas] Boku no Hero Academia - S05E03.mkv")
+    assert (scene.season, scene.episodes, scene.absolute) == (5, (3,), False)
+    ova = parse_release("[SallySubs] Yuru Camp - OVA 02 [BD 1080p] [22320FFA].mkv")
+    assert (ova.title, ova.special, ova.episodes) == ("Yuru Camp", True, ())
+    bilingual = parse_release("[Judas] Koe no Katachi (A Silent Voice) [BD 1080p][HEVC x265].mkv")
+    assert (bilingual.title, bilingual.alt_title) == ("Koe no Katachi", "A Silent Voice")
+
+
+def test_the_magnets_dn_fills_in_what_the_name_lacks() -> None:
+    files = [TorrentFile("The.Crow.1080p.mkv", GB)]
+    assert recognize("The.Crow.1080p", files, dn="The.Crow.1994.1080p").year == 1994
+    other = recognize(
+        "grp-ncfom-720p.mkv",
+        [TorrentFile("grp-ncfom-720p.mkv", GB)],
+        dn="No.Country.for.Old.Men.2007.720p",
+    )
+    assert other.fallback_titles == (("No Country for Old Men", 2007),)
+
+
+def test_ids_come_from_the_name_the_texts_and_the_hints() -> None:
+    found = recognize(
+        "Dune.1080p",
+        [TorrentFile("Dune.1080p.mkv", GB), TorrentFile("dune.nfo", 900)],
+        hints=["https://www.themoviedb.org/movie/841-dune"],
+        texts=["IMDb: https://www.imdb.com/title/tt0087182/"],
+    )
+    assert found.identifiers == ("tmdb:movie/841", "imdb:tt0087182")
+
+
+def test_absolute_numbers_are_placed_by_the_chosen_titles_seasons() -> None:
+    files = [
+        RecognizedFile("Frieren - 29.mkv", "video", None, (29,), None, (), absolute=True),
+        RecognizedFile(
+            "Frieren - 29.ass", "subtitle", None, (29,), "en", (), video="Frieren - 29.mkv"
+        ),
+        RecognizedFile("Show.S02E15.mkv", "video", 2, (15,), None, ()),
+    ]
+    seasons = (Season(1, 28, 2023), Season(2, 12, 2026))
+    video, subtitle, scene = placed(files, seasons)
+    assert (video.season, video.episodes) == (2, (1,))
+    assert (subtitle.season, subtitle.episodes) == (2, (1,))
+    assert (scene.season, scene.episodes) == (2, (15,))  # an SxxEyy never moves
+    assert unplaceable("series", placed(files, None)) is None
+    unknown = RecognizedFile("Show.Bonus.mkv", "video", 1, (), None, ())
+    assert unplaceable("series", [*files, unknown]) == "Show.Bonus.mkv"
+    assert unplaceable("movie", [unknown]) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "language"),
+    [
+        ("Movie.ru.srt", "ru"),
+        ("Movie.rus.srt", "ru"),
+        ("Movie.Russian.srt", "ru"),
+        ("Movie.рус.srt", "ru"),
+        ("Movie.ger.srt", "de"),
+        ("Movie.pt-BR.srt", "pt"),
+        ("Movie.to.srt", None),
+        ("Movie.chi.srt", "zh"),
+    ],
+)
+def test_subtitle_languages_come_from_babelfish_and_tracker_words(
+    name: str, language: str | None
+) -> None:
+    assert subtitle_language(name)[0] == language

@@ -12,7 +12,7 @@ cached for the batch (``Lookup``); one recognition makes at most ``MAX_REQUESTS`
 
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.evidence import (
@@ -229,6 +229,15 @@ async def identify(
         if index and found.strong():
             break
         await _search_kind(kind, query, lookup, found, language)
+    if not found.strong() and recognized.fallback_titles:
+        # The weaker names count only when the title found nothing strong.
+        weaker = tuple(Reading(title, year) for title, year in recognized.fallback_titles)
+        query = replace(query, readings=(*query.readings, *weaker))
+        found.requery(query)
+        for reading in weaker:
+            for kind in _kinds(recognized)[:1]:
+                await _search(kind, reading, lookup, found, language)
+                await _details(kind, lookup, found)
     return decide(query, found.all(), auto_accept)
 
 
@@ -328,6 +337,9 @@ class _Found:
                 self._detailed.add(key)
             else:
                 self._by_key.setdefault(key, candidate)
+
+    def requery(self, query: Query) -> None:
+        self._query = query
 
     def detailed(self, candidate: Candidate) -> bool:
         return (candidate.kind, candidate.provider_id) in self._detailed

@@ -61,6 +61,7 @@ _HINT_EPISODE = re.compile(
     r"\s*(?:сери[яи]|эпизод))"
 )
 _HINT_YEAR = re.compile(r"(?:18|19|20)\d\d")
+_YEAR_INSIDE = re.compile(r"(?i)(?<!\d)((?:18|19|20)\d\d)\s*(?:года|год|г\.)(?!\w)")
 
 
 def parse_hint(text: str) -> Hint:
@@ -112,6 +113,9 @@ def parse_hint(text: str) -> Hint:
             title_with_year = f"{_title(' '.join(words))} {year}"  # "Wonder Woman 1984"
         words = before
         trailing_kind = trailing_kind or more_kind
+    if year is None and (inside := _YEAR_INSIDE.search(" ".join(words))) is not None:
+        year = int(inside.group(1))  # "сериал Моффата 2020 года, BBC"
+        words = _YEAR_INSIDE.sub(" ", " ".join(words), count=1).split()
     kind = trailing_kind or kind
     if kind is None and (season is not None or episode is not None):
         kind = "series"

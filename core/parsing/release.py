@@ -15,6 +15,7 @@ from typing import Literal
 from core.parsing.anime import looks_anime, parse_anime
 from core.parsing.guess import Guess, MediaKind
 from core.parsing.guess import guess as guess_name
+from core.titles import fold
 
 Kind = Literal["movie", "series", "unknown"]
 
@@ -50,6 +51,9 @@ _LEADING_GROUPS = re.compile(r"^(?:\s*\[[^\]]*\])+\s*")
 _PREFIX_NOISE = re.compile(r"[\s._\-]*(?:\[[^\]]*\][\s._\-]*)*")
 _SEPARATORS_ONLY = re.compile(r"[\s._\-]*")
 _ENDS_IN_NUMBER = re.compile(r"\d$")
+_PART_RANGE = re.compile(
+    r"(?i)\s+(?:parts?|pt|chapters?|episodes?|eps?|серии|части)\s*\d{1,3}\s*[-–~]\s*\d{1,3}$"
+)
 _ONLY_YEARS = re.compile(r"\(?\s*(?:19|20)\d\d(?:\s*[-–]\s*(?:19|20)\d\d)?\s*\)?")
 # Russian season and episode words: "Сезон: 1-3", "2 сезон", "1-3 сезоны", "2-й сезон",
 # "Серии: 1-26 из 26", "1-9 серии из 9", "Серия 3".
@@ -85,6 +89,7 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
         guess = guess_name(text, guessed_as, keep_parts=True)
     title, year, title_with_year = _fix_title_and_year(text, guess)
     title, country = _country(text, title, guess.country_after_title)
+    title = _without_part_range(title)
     ru = _russian_numbers(basename) if _CYRILLIC.search(basename) else None
     parsed = _assemble(guess, kind, title, year, None, ru)
     return replace(parsed, country=country, title_with_year=title_with_year)
@@ -152,6 +157,14 @@ def _fix_title_and_year(text: str, guess: Guess) -> tuple[str | None, int | None
     ):
         return title, year, f"{title} {year_span.raw}"
     return title, year, None
+
+
+def _without_part_range(title: str | None) -> str | None:
+    """ "Generation Kill Part 1-7" → "Generation Kill": a range of parts names the
+    files, not the title (one movie part, "Part 1", stays)."""
+    if title is None:
+        return None
+    return _PART_RANGE.sub("", title).strip() or title
 
 
 def _country(text: str, title: str | None, bracketed: str | None) -> tuple[str | None, str | None]:
@@ -319,13 +332,16 @@ _PREFIX_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 # A file of a season that carries only its number: "03. Title.mkv", "03 - Title.mkv",
 # "Episode 05.mkv", "E05.mkv", "Part 1.mkv", "Part.One.mkv", "Серия 3.mkv".
 _NUMBERED = re.compile(
-    r"(?i)^\s*(?:(?:episode|ep|e|part|pt|серия|эпизод|часть)[\s._-]*)?"
+    r"(?i)^\s*(?:(?:episode|ep|e|part|pt|chapter|серия|эпизод|часть|глава)[\s._-]*)?"
     r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)(?:v\d)?(?![\w'])"
 )
 _PART_WORD = re.compile(
-    r"(?i)(?:^|[\s._\-(\[])(?:part|pt|episode|ep|серия|часть|эпизод)[\s._-]*"
+    r"(?i)(?:^|[\s._\-(\[])(?:part|pt|episode|ep|chapter|серия|часть|эпизод|глава)[\s._-]*"
     r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)(?![\w'])"
 )
+# A season's folder: "Season 2", "Series 2" (British), "Сезон 2".
+_SEASON_FOLDER = re.compile(r"(?i)^(?:season|series|сезон)[\s._-]*(\d{1,2})$")
+_WORD_SPLIT = re.compile(r"[\s._\-]+")
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _NUMBER_WORDS |= {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
@@ -340,16 +356,35 @@ def parse_file(path: str, *, kind: MediaKind | None = None) -> Parsed:
     if len(strict) == 1 and kind != "movie" and not _CYRILLIC.search(basename):
         return _strict(basename, strict[0])
     parsed = parse_release(text, kind=kind)
-    if parsed.kind != "series" or parsed.special or parsed.episodes:
+    if parsed.kind != "series":
+        return parsed
+    if parsed.season is None and (season := _season_folder(text)) is not None:
+        parsed = replace(parsed, season=season)
+    if parsed.special or parsed.episodes:
         return parsed
     stem = basename.rsplit(".", 1)[0] if "." in basename else basename
     if (part := _PART_WORD.search(stem)) is not None:
         # "Chernobyl.2019.Part.1.1.23.45": the part, not the date guessit sees.
         return replace(parsed, episodes=(_number(part.group(1)),), date=None)
-    numbered = _NUMBERED.match(stem)
+    numbered = _NUMBERED.match(_after_title(stem, parsed.title))
     if numbered is not None and not parsed.date:
         return replace(parsed, episodes=(_number(numbered.group(1)),))
     return parsed
+
+
+def _season_folder(path: str) -> int | None:
+    folders = path.replace("\\", "/").split("/")[:-1]
+    found = [m for folder in folders if (m := _SEASON_FOLDER.match(folder.strip()))]
+    return int(found[-1].group(1)) if found else None
+
+
+def _after_title(stem: str, title: str | None) -> str:
+    """The file name without the show's title in front: "Ликвидация.01" → "01"."""
+    words = _WORD_SPLIT.split(stem.strip())
+    own = fold(title or "").split()
+    if own and [fold(w) for w in words[: len(own)]] == own:
+        return " ".join(words[len(own) :])
+    return stem
 
 
 def numbered_episode(basename: str) -> int | None:

@@ -13,7 +13,8 @@ from core.reasons import Reason
 from core.states import State
 from sandbox.qbittorrent import QbtInstance
 from tests.integration.conftest import Running
-from tests.integration.test_import import MiB, download_and_wait, same_file, start
+from tests.integration.test_downloads import MiB
+from tests.integration.test_import import download_and_wait, same_file, start
 from tests.support.tmdb import Entry, FakeTmdb
 from tests.support.torrents import MadeTorrent, make_torrent, seed
 
@@ -187,7 +188,7 @@ async def test_an_nfo_with_an_imdb_id_decides_between_remakes(
 ) -> None:
     folder = "Dune.1080p.BluRay.x264-GROUP"
     nfo = b"Dune\r\nhttps://www.imdb.com/title/tt0087182/\r\nSource: BluRay\r\n"
-    files = {"Dune.1080p.BluRay.x264-GROUP.mkv": 3 * MiB, "dune.nfo": nfo}
+    files: dict[str, int | bytes] = {"Dune.1080p.BluRay.x264-GROUP.mkv": 3 * MiB, "dune.nfo": nfo}
     await download_and_wait(importing, torrent(tmp_path, seeder, folder, files), seeder, State.DONE)
     (movie,) = (tmp_path / "library" / "movies").iterdir()
     assert movie.name == "Dune (1984) [tmdbid-841]"
