@@ -15,9 +15,11 @@ import pytest
 from babel.messages.pofile import read_po
 
 from core import clock
+from core.evidence import Evidence
 from core.ids import new_id
 from core.links import DAY, verify_user_token
 from core.models import Download
+from core.reasons import Reason
 from core.states import State
 from jellybit.i18n import I18n
 from store import Store
@@ -73,12 +75,13 @@ async def candidates_for(store: Store, download: Download) -> list[StoredCandida
             id=new_id(), provider="tmdb", provider_id="438631", kind="movie", title="Dune",
             original_title="Dune", year=2021, overview="Paul Atreides travels to Arrakis.",
             poster_path="/d5NXSklXo0qyIYkgV94XAgMIckC.jpg", popularity=120.5, score=0.8,
-            selected=False,
+            selected=False, evidence=Evidence("exact", "Dune", "none", ratio=3.4),
         ),
         StoredCandidate(
             id=new_id(), provider="tmdb", provider_id="841", kind="movie", title="Dune",
             original_title=None, year=1984, overview="The spice must flow.",
             poster_path=None, popularity=35.2, score=0.7, selected=False,
+            evidence=Evidence("exact", "Дюна", "far", seasons="misfit", misfit="S02"),
         ),
     ]  # fmt: skip
     await store.recognitions.save(
@@ -88,7 +91,7 @@ async def candidates_for(store: Store, download: Download) -> list[StoredCandida
         year=None,
         season=None,
         status="needs_review",
-        reason="several titles match; pick the right one",
+        reason=Reason("review.ambiguous", {"count": 2}).dumps(),
         files=[StoredFile("Dune/Dune.mkv", "video", 4_000_000_000, None, (), None, ())],
         candidates=made,
     )
@@ -409,6 +412,20 @@ async def test_the_review_page_lists_the_candidates(store: Store, client: Client
     assert "Dune (2021)" in text
     assert "Dune (1984)" in text
     assert "Search is off" in text
+    assert "Several titles match equally well: pick the right one." in text
+    assert "✓ same title · 3.4× as popular" in text
+    assert "✓ same title (Дюна) · ✗ another year · ✗ has no S02" in text
+
+
+async def test_why_it_asks_and_the_evidence_read_in_russian(store: Store, client: Client) -> None:
+    await store.telegram.set_chat_language(USER, "ru")
+    download = await new_download(store, "Dune.1080p", state=State.REVIEW)
+    await candidates_for(store, download)
+    text = await (await client.get(f"/review/{download.id}")).text()
+    assert "Подходят несколько названий одинаково хорошо: выберите нужное." in text
+    assert "✓ то же название · популярность ×3,4" in text
+    assert "✗ другой год · ✗ нет S02" in text
+    assert "same title" not in text
 
 
 async def test_picking_a_candidate_moves_the_download_to_importing(
@@ -573,3 +590,21 @@ def test_template_labels_are_translated_and_escaped_when_compiled() -> None:
     assert template.render(_=str.upper, name="dynamic") == (
         'Копировать<b title="А &amp; Б">DYNAMIC</b>'  # a non-literal stays a call
     )
+
+
+async def test_the_card_says_why_a_title_was_taken(store: Store, client: Client) -> None:
+    download = await new_download(store, "Dune.2021.1080p", state=State.DONE)
+    chosen = StoredCandidate(
+        id=new_id(), provider="tmdb", provider_id="438631", kind="movie", title="Dune",
+        original_title="Dune", year=2021, overview=None, poster_path=None, popularity=120.5,
+        score=0.98, selected=True, evidence=Evidence("exact", "Dune", "exact", ratio=3.4),
+    )  # fmt: skip
+    await store.recognitions.save(
+        download.id, kind="movie", title="Dune", year=2021, season=None, status="auto",
+        reason=Reason("auto.year", {"confidence": 0.98}).dumps(),
+        files=[StoredFile("Dune/Dune.mkv", "video", 4_000_000_000, None, (), None, ())],
+        candidates=[chosen],
+    )  # fmt: skip
+    text = await (await client.get(card(download.id))).text()
+    assert "Picked on its own: the year in the name matches." in text
+    assert "✓ same title · ✓ same year · 3.4× as popular" in text
