@@ -25,7 +25,10 @@ run: $(BIN)/jellybit
 		exec $(BIN)/jellybit run --config "$(CONFIG)"; \
 	fi
 
+# The qBittorrent-facing tests run against 4.5 (the host's) and 5.x (a Debian 13
+# chroot, made once by scripts/qbittorrent5 at a fixed path: docs/qbittorrent.md).
 test: $(BIN)/jellybit check-deps
+	@scripts/qbittorrent5 >/dev/null
 	$(BIN)/pytest -n auto --dist loadfile
 
 check-deps:

@@ -16,10 +16,12 @@ from aiogram.exceptions import (
     TelegramServerError,
 )
 
-from bot.texts import notification_text
+from bot.sender import send
+from bot.texts import notification_text, system_text
 from bot.views import Views
 from core import clock
 from core.models import Notification
+from core.notifications import SYSTEM
 from jellybit.i18n import I18n
 from jellybit.logs import get_logger
 from store import Store
@@ -73,17 +75,23 @@ class Notifier:
             if notification.download_id is None
             else await self._store.downloads.find_download(notification.download_id)
         )
-        if download is None:
+        if download is None and notification.kind not in SYSTEM:
             await self._store.outbox.mark_sent(notification.id, None)  # nothing left to tell
             return 0
         tx = self._i18n.texts(await self._store.telegram.chat_language(chat_id))
-        text = notification_text(
-            tx, notification.kind, download, str(notification.payload.get("reason", ""))
-        )
         try:
-            message = await self._views.send_status(
-                tx, chat_id, chat_id, download, text=text, role="notification"
-            )
+            if download is None:
+                text = system_text(tx, notification.kind, notification.payload)
+                message = await send(
+                    "send_message", lambda: self._views.bot.send_message(chat_id, text), log=log
+                )
+            else:
+                text = notification_text(
+                    tx, notification.kind, download, str(notification.payload.get("reason", ""))
+                )
+                message = await self._views.send_status(
+                    tx, chat_id, chat_id, download, text=text, role="notification"
+                )
         except (TelegramNetworkError, TelegramServerError, TelegramRetryAfter) as error:
             delay = _retry_delay(notification.attempts, error)
             await self._store.outbox.mark_failed(

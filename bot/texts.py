@@ -1,8 +1,10 @@
 """What the bot says, rendered from the domain (every string goes through Texts)."""
 
 import html
+from collections.abc import Mapping
 
 from core.models import Download
+from core.notifications import QBITTORRENT_DOWN
 from core.states import State
 from jellybit.i18n import Texts, state_labels
 
@@ -194,6 +196,18 @@ def notification_text(tx: Texts, kind: str, download: Download, reason: str) -> 
         "adopted": lambda: tx("📥 Found in qBittorrent and now followed: {name}", name=name),
     }
     return texts[kind]()
+
+
+def system_text(tx: Texts, kind: str, payload: Mapping[str, object]) -> str:
+    """A notification about jellybit itself (``core.notifications.SYSTEM``)."""
+    if kind == QBITTORRENT_DOWN:
+        return (
+            tx("⏳ qBittorrent has not answered for over a minute.")
+            + "\n"
+            + tx("Your links are kept: I add them once it is back.")
+        )
+    minutes = max(1, round(int(str(payload.get("seconds", 0))) / 60))
+    return tx("✅ qBittorrent is back (it did not answer for {minutes} min).", minutes=minutes)
 
 
 def hint_added_text(tx: Texts, download: Download, hint: str) -> str:

@@ -22,6 +22,7 @@ UPLOAD_STATES = frozenset(
     {"uploading", "stalledUP", "pausedUP", "stoppedUP", "queuedUP", "checkingUP", "forcedUP"}
 )
 ERROR_STATES = frozenset({"error", "missingFiles"})
+METADATA_STATES = frozenset({"metaDL", "forcedMetaDL"})
 # Fields jellybit reads. qBittorrent reports many more that change on every
 # refresh (time_active, last_activity, peers…); a torrent whose update carries
 # none of these is merged but not followed up: a tick costs what matters.
@@ -57,6 +58,24 @@ def is_broken(torrent: Mapping[str, Any]) -> bool:
     return torrent.get("state") in ERROR_STATES
 
 
+def may_change_id(torrent: Mapping[str, Any]) -> bool:
+    """Whether qBittorrent may re-register this torrent under another id: one known
+    only by a v1 hash and still without metadata may turn out to be a hybrid, whose
+    id becomes its v2[:40] once the metadata arrives."""
+    if torrent.get("infohash_v2"):
+        return False
+    if "has_metadata" in torrent:
+        return not torrent["has_metadata"]
+    return torrent.get("state") in METADATA_STATES or int(torrent.get("total_size", 0) or 0) < 0
+
+
+def listing_answer(torrents: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """``torrents/info`` as a full ``sync/maindata`` answer (``rid`` 0: the next
+    incremental sync starts afresh)."""
+    listed = {str(t["hash"]): dict(t) for t in torrents if t.get("hash")}
+    return {"rid": 0, "full_update": True, "torrents": listed}
+
+
 @dataclass
 class SyncResult:
     """What one ``sync/maindata`` answer changed: torrent ids (``changed``: new
@@ -81,9 +100,14 @@ class LiveMap:
         self.synced = False  # at least one full answer seen
 
     def apply(self, answer: Mapping[str, Any]) -> SyncResult:
+        """Merge an answer. A full one replaces the snapshot, and only torrents that
+        are new or differ in a followed field count as changed: a full snapshot costs
+        what changed too (the 5.x listings, the periodic resync)."""
         full = bool(answer.get("full_update")) or self.rid == 0
         result = SyncResult(full=full)
+        before: dict[str, Torrent] = {}
         if full:
+            before = self.torrents
             result.removed = set(self.torrents)
             self.torrents = {}
             self._by_hash = {}
@@ -94,7 +118,11 @@ class LiveMap:
         for torrent_id, fields in (answer.get("torrents") or {}).items():
             known = torrent_id in self.torrents
             self._merge(torrent_id, fields)
-            if not known or not FOLLOWED_FIELDS.isdisjoint(fields):
+            if full:
+                old = before.get(torrent_id)
+                if old is None or any(old.get(k) != fields.get(k) for k in FOLLOWED_FIELDS):
+                    result.changed.add(torrent_id)
+            elif not known or not FOLLOWED_FIELDS.isdisjoint(fields):
                 result.changed.add(torrent_id)
         result.removed -= result.changed
         self.rid = int(answer.get("rid", self.rid))

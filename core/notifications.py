@@ -15,3 +15,9 @@ ANNOUNCED: dict[State, str] = {
     State.REMOVED: "removed",
 }
 ADOPTED = "adopted"
+# About jellybit itself, to every allowed user: qBittorrent unreachable for longer
+# than ``OUTAGE_NOTICE`` seconds, and back.
+QBITTORRENT_DOWN = "qbittorrent_down"
+QBITTORRENT_BACK = "qbittorrent_back"
+SYSTEM = frozenset({QBITTORRENT_DOWN, QBITTORRENT_BACK})
+OUTAGE_NOTICE = 60.0

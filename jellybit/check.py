@@ -36,11 +36,11 @@ from worker.layout import CrossDeviceError, filesystem_of
 from worker.qbt import QbtClient
 from worker.tmdb import TmdbClient
 
-Status = Literal["ok", "failed", "skipped"]
+Status = Literal["ok", "warning", "failed", "skipped"]
 TIMEOUT = 10.0  # seconds, per external call
 PROBE_PREFIX = ".jellybit-check-"  # a dot file: Jellyfin skips it should one ever stay
 _OS_REASON = re.compile(r"\[Errno -?\d+\] ([^'\"()\]]+)")
-_MARKS: dict[Status, str] = {"ok": "✓", "failed": "✗", "skipped": "–"}
+_MARKS: dict[Status, str] = {"ok": "✓", "warning": "!", "failed": "✗", "skipped": "–"}
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ class _Checks:
         client = QbtClient(settings, timeout=TIMEOUT)
         try:
             try:
-                version, web_api = await client.version()
+                server = await client.server()
             except AuthFailedError as error:
                 what = tx.plain("qBittorrent at {url}: {detail}")
                 fix = tx.plain(
@@ -175,7 +175,10 @@ class _Checks:
                     self._no_save_path(),
                 ], None
             what = tx.plain("qBittorrent {version} (WebAPI {web_api}) at {url}: login accepted")
+            version, web_api = server.version, server.web_api
             lines = [Line("ok", what.format(version=version, web_api=web_api, url=settings.url))]
+            if server.maindata_crashes_on_id_change:
+                lines.append(self._known_crash(version))
             try:
                 remote = await client.save_paths()
             except ExternalError as error:
@@ -186,6 +189,20 @@ class _Checks:
             await client.close()
         line, save = await asyncio.to_thread(self._save_path, remote)
         return [*lines, line], save
+
+    def _known_crash(self, version: str) -> Line:
+        tx = self.tx
+        what = tx.plain(
+            "qBittorrent {version} crashes when a WebUI client asks for sync/maindata "
+            "after a hybrid torrent added by its v1 hash changed its id "
+            "(qBittorrent issue 24714); jellybit polls around it"
+        )
+        fix = tx.plain(
+            "nothing to do for jellybit; let qBittorrent restart on failure "
+            "(systemd Restart=on-failure) for other WebUI clients, and upgrade once a "
+            "fixed release is out"
+        )
+        return Line("warning", what.format(version=version), fix)
 
     def _no_save_path(self) -> Line:
         return Line(

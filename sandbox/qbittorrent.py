@@ -28,6 +28,10 @@ import qbittorrentapi
 from core import clock
 
 QBITTORRENT_NOX = shutil.which("qbittorrent-nox") or "/usr/bin/qbittorrent-nox"
+# qBittorrent 5.x of the tests: Debian 13's, run from the chroot scripts/qbittorrent5
+# makes (a command, split on spaces; JELLYBIT_QBITTORRENT5 overrides it).
+QBITTORRENT5_ROOT = Path("/var/lib/jellybit/qbittorrent5")
+QBITTORRENT5 = ("chroot", str(QBITTORRENT5_ROOT), "/usr/bin/qbittorrent-nox")
 REQUEST_TIMEOUT = 10.0
 _PROBE_TIMEOUT = 1.0
 _POLL = 0.05
@@ -121,6 +125,8 @@ class QbtInstance:
     torrent_port: int
     username: str = "admin"
     password: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+    # How to run qbittorrent-nox: the host's, or e.g. QBITTORRENT5 (a chroot).
+    command: tuple[str, ...] = (QBITTORRENT_NOX,)
     process: subprocess.Popen[bytes] | None = None
     _log: IO[bytes] | None = field(default=None, init=False, repr=False)
 
@@ -194,6 +200,9 @@ class QbtInstance:
             f"WebUI\\Username={self.username}",
             f'WebUI\\Password_PBKDF2="{pbkdf2_password(self.password)}"',
             "WebUI\\MaxAuthenticationFailCount=0",
+            # The WebUI's refresh interval (default 1500 ms): faster tests, and the
+            # setting under which 5.x's sync/maindata crash shows every time.
+            "General\\RefreshInterval=200",
             "Connection\\ResolvePeerCountries=false",
             "",
         ]
@@ -211,7 +220,7 @@ class QbtInstance:
         try:
             self.process = subprocess.Popen(
                 [
-                    QBITTORRENT_NOX,
+                    *self.command,
                     f"--profile={self.profile_dir}",
                     f"--webui-port={self.webui_port}",
                 ],
@@ -353,17 +362,20 @@ class QbtInstance:
         self.stop()
 
 
-def new_qbittorrent(root: Path, *, password: str | None = None) -> QbtInstance:
+def new_qbittorrent(
+    root: Path, *, password: str | None = None, command: tuple[str, ...] = (QBITTORRENT_NOX,)
+) -> QbtInstance:
     """An instance under ``root`` with fresh ports, not started yet."""
     webui_port = free_port()
     torrent_port = free_port()
     while torrent_port == webui_port:
         torrent_port = free_port()
-    if password is None:
-        return QbtInstance(root=root, webui_port=webui_port, torrent_port=torrent_port)
-    return QbtInstance(
-        root=root, webui_port=webui_port, torrent_port=torrent_port, password=password
+    instance = QbtInstance(
+        root=root, webui_port=webui_port, torrent_port=torrent_port, command=command
     )
+    if password is not None:
+        instance.password = password
+    return instance
 
 
 def start_qbittorrent(root: Path, timeout: float = 15) -> QbtInstance:

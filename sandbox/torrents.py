@@ -23,6 +23,7 @@ from fastbencode import bencode  # type: ignore[attr-defined]  # no __all__
 
 from core import clock
 from sandbox.qbittorrent import QbtInstance
+from worker.qbt import add_accepted
 
 PIECE_SIZE = 256 * 1024
 
@@ -219,11 +220,11 @@ def wait_complete(
 def add_magnet(
     client: qbittorrentapi.Client, magnet: str, *, save_path: Path | None = None
 ) -> None:
-    """``torrents_add`` a magnet; qBittorrent answers ``Fails.`` with HTTP 200 on failure."""
+    """``torrents_add`` a magnet; a refusal (4.x ``Fails.``, 5.x counts) raises."""
     result = client.torrents_add(
         urls=magnet, save_path=None if save_path is None else str(save_path)
     )
-    if result != "Ok.":
+    if not add_accepted(result):
         raise RuntimeError(f"torrents_add({magnet!r}) answered {result!r}")
 
 
@@ -293,7 +294,7 @@ def seed(
         is_skip_checking=skip_checking,
         upload_limit=up_limit,
     )
-    if result != "Ok.":
+    if not add_accepted(result):
         raise RuntimeError(f"seeder refused {t.name!r}: {result!r}")
     wait_complete(client, t, timeout=timeout)
     wait_serving(seeder, t, timeout=timeout)

@@ -41,6 +41,23 @@ class Outbox:
     def __init__(self, db: Database) -> None:
         self._db = db
 
+    async def announce(self, kind: str, payload: dict[str, object] | None = None) -> None:
+        """A notification about jellybit itself (no download) to every allowed user:
+        ``qbittorrent_down`` / ``qbittorrent_back``."""
+        now = clock.now()
+        async with self._db.write() as conn:
+            await conn.execute(
+                """INSERT INTO outbox (id, chat_id, download_id, kind, payload,
+                    next_attempt_at, created_at)
+                VALUES (:id, NULL, NULL, :kind, :payload, :now, :now)""",
+                {
+                    "id": new_id(),
+                    "kind": kind,
+                    "payload": json.dumps(payload or {}, ensure_ascii=False),
+                    "now": now,
+                },
+            )
+
     async def due(self, now: str, limit: int = 50) -> list[Notification]:
         """The oldest unsent notification of each chat, when its next try is due:
         a chat's notifications go out in order, a failing one holds the rest."""

@@ -19,8 +19,9 @@ from core.config import toml_literal
 from jellybit.check import Line, _guarded
 from jellybit.cli import main
 from sandbox.botapi import FakeTelegram
-from sandbox.qbittorrent import QbtInstance, free_port, new_qbittorrent
+from sandbox.qbittorrent import QbtInstance, free_port
 from store.migrate import latest_version, migrate
+from tests.support.fixtures import qbt
 from tests.support.jellyfin import VERSION as JELLYFIN_VERSION
 from tests.support.jellyfin import FakeJellyfin
 from tests.support.tmdb import FakeTmdb
@@ -29,10 +30,7 @@ from worker.layout import filesystem_of
 WEBHOOK = "https://jellybit.example/telegram/webhook"
 
 
-@pytest.fixture(scope="module")
-def qbt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QbtInstance]:
-    with new_qbittorrent(tmp_path_factory.mktemp("qbt")) as instance:
-        yield instance
+__all__ = ["qbt"]  # the qBittorrent under test, 4.5 and 5.x
 
 
 @dataclass
@@ -118,8 +116,14 @@ def no_probe_files(*folders: Path) -> bool:
 async def test_a_working_setup_is_all_ticks(setup: Setup) -> None:
     code, lines = await setup.check()
     assert code == 0, lines
-    assert all(line.startswith("✓") for line in lines), lines
     version = setup.qbt.client().app_version()
+    known_crash = [
+        f"! qBittorrent {version} crashes when a WebUI client asks for sync/maindata after a "
+        "hybrid torrent added by its v1 hash changed its id (qBittorrent issue 24714); "
+        "jellybit polls around it — nothing to do for jellybit; let qBittorrent restart on "
+        "failure (systemd Restart=on-failure) for other WebUI clients, and upgrade once a "
+        "fixed release is out"
+    ]
     downloads, root = setup.qbt.downloads_dir, setup.root
     assert lines == [
         "✓ the configuration is valid",
@@ -127,6 +131,7 @@ async def test_a_working_setup_is_all_ticks(setup: Setup) -> None:
         f"✓ database {setup.database} is at the latest version ({latest_version()})",
         f"✓ qBittorrent {version} (WebAPI {setup.qbt.client().app_web_api_version()}) "
         f"at {setup.qbt.url}: login accepted",
+        *(known_crash if version.startswith("v5") else []),
         f"✓ qBittorrent saves into {downloads}",
         f"✓ library.movies {root / 'movies'} exists and is writable",
         f"✓ library.shows {root / 'shows'} exists and is writable",

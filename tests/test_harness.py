@@ -174,6 +174,7 @@ def test_second_instance_on_same_profile_is_detected(qbt: QbtInstance) -> None:
         webui_port=qbt.webui_port,
         torrent_port=qbt.torrent_port,
         password=qbt.password,
+        command=qbt.command,
     )
     with pytest.raises(QbtStartError, match="exited with 0"):
         twin.start()

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Self
 
 from core.config import JellyfinSettings, LibrarySettings, MetadataSettings, QbittorrentSettings
+from core.notifications import OUTAGE_NOTICE
 from store import Store
 from worker.actions import Actions
 from worker.adder import TorrentAdder
@@ -38,11 +39,19 @@ class Engine:
         metadata: MetadataSettings | None = None,
         jellyfin: JellyfinSettings | None = None,
         full_resync_every: float = FULL_RESYNC_EVERY,
+        outage_notice: float = OUTAGE_NOTICE,
     ) -> Self:
         metadata = metadata or MetadataSettings(provider="none")
         qbt = QbtClient(settings)
         adder = TorrentAdder(store, qbt)
-        poller = Poller(store, qbt, adder, settings, full_resync_every=full_resync_every)
+        poller = Poller(
+            store,
+            qbt,
+            adder,
+            settings,
+            full_resync_every=full_resync_every,
+            outage_notice=outage_notice,
+        )
         # No key: the parsed name is the only candidate (as with provider "none").
         use_tmdb = metadata.provider == "tmdb" and bool(metadata.tmdb_api_key)
         tmdb = TmdbClient(metadata) if use_tmdb else None

@@ -5,6 +5,14 @@ matched (one query for all their hashes) and only changed snapshot columns
 are written, in one transaction per tick. A full resync every few minutes
 guards against lost deltas; removals are decided only on a full snapshot
 (a qBittorrent restart or a hybrid changing its torrent id is not a removal).
+
+qBittorrent 5.x dies serving ``sync/maindata`` after a torrent changed its id
+(``Server.maindata_crashes_on_id_change``). On 5.x a tick therefore asks for
+``torrents/info`` instead while any torrent may still change its id (known by
+a v1 hash only, without metadata) or while the number of torrents differs from
+the last snapshot (one came: it may be such a torrent); the first
+``sync/maindata`` after such ticks is asked in a new WebUI session, whose sync
+state holds no stale id (docs/qbittorrent.md).
 """
 
 import asyncio
@@ -16,16 +24,26 @@ from core import clock
 from core.clock import format_duration
 from core.config import QbittorrentSettings
 from core.errors import ExternalError, InfohashTakenError, InvalidTransitionError
-from core.live import LiveMap, SyncResult, Torrent, hashes_of, is_broken, is_complete
+from core.live import (
+    LiveMap,
+    SyncResult,
+    Torrent,
+    hashes_of,
+    is_broken,
+    is_complete,
+    listing_answer,
+    may_change_id,
+)
 from core.magnet import magnet_uri
 from core.models import Download, NewDownload, SnapshotChange, Transition
+from core.notifications import OUTAGE_NOTICE, QBITTORRENT_BACK, QBITTORRENT_DOWN
 from core.paths import map_remote_path
 from core.states import State
 from jellybit.logs import for_download, get_logger
 from store import Store
 from worker.adder import TorrentAdder
 from worker.pacing import sleep_until
-from worker.qbt import QbtClient
+from worker.qbt import QbtClient, Server
 
 FULL_RESYNC_EVERY = 300.0  # seconds
 MAX_BACKOFF = 60.0
@@ -45,6 +63,7 @@ class Poller:
         settings: QbittorrentSettings,
         *,
         full_resync_every: float = FULL_RESYNC_EVERY,
+        outage_notice: float = OUTAGE_NOTICE,
     ) -> None:
         self.live = LiveMap()
         self.wake = asyncio.Event()  # ingest and actions ask for a prompt tick
@@ -59,21 +78,36 @@ class Poller:
         self._resync_now = False
         self._tick_lock = asyncio.Lock()
         self._log = get_logger()
+        self._server: Server | None = None  # asked again after every outage
+        self._stale_session = False  # ticks by listing since the last sync/maindata
+        self.listings = 0  # ticks answered by torrents/info (the 5.x guard's cost)
+        self._outage_notice = outage_notice
 
     async def run(self, stop: asyncio.Event) -> None:
         """Tick until ``stop``; never ends on an error: qBittorrent down is logged
         once, retried with backoff, and logged once on recovery."""
         failures = 0
+        down_since: float | None = None
+        announced = False  # the person was told it is down: they hear when it is back
         while not stop.is_set():
             try:
                 await self.tick()
                 if failures:
                     self._log.info("qbittorrent.recovered", after_failures=failures)
-                failures = 0
+                if announced and down_since is not None:
+                    await self._store.outbox.announce(
+                        QBITTORRENT_BACK, {"seconds": round(clock.monotonic() - down_since)}
+                    )
+                failures, down_since, announced = 0, None, False
             except ExternalError as error:
                 if failures == 0:
                     self._log.warning("qbittorrent.unavailable", reason=str(error))
+                    down_since = clock.monotonic()
                 failures += 1
+                self._server = None  # it may come back as another version
+                if not announced and clock.monotonic() - (down_since or 0) >= self._outage_notice:
+                    await self._store.outbox.announce(QBITTORRENT_DOWN, {"reason": error.detail})
+                    announced = True
             except Exception:
                 self._log.exception("poller.tick_failed")
                 failures += 1
@@ -86,8 +120,7 @@ class Poller:
     async def tick(self) -> SyncResult:
         """One sync: merge the answer, write what changed, reconcile."""
         async with self._tick_lock:
-            full = self._resync_now or clock.monotonic() - self._last_full >= self._full_every
-            answer = await self._qbt.sync(0 if full else self.live.rid)
+            answer = await self._answer()
             self._last_answer = clock.monotonic()
             result = self.live.apply(answer)
             if result.full:
@@ -95,6 +128,28 @@ class Poller:
                 self._resync_now = False
             await self._follow(result)
             return result
+
+    async def _answer(self) -> dict[str, Any]:
+        """``sync/maindata``, or on 5.x a listing while an id may change (above)."""
+        if self._server is None:
+            self._server = await self._qbt.server()
+            self._log.info(
+                "qbittorrent.server", version=self._server.version, web_api=self._server.web_api
+            )
+        if self._server.maindata_crashes_on_id_change and await self._ids_may_change():
+            self._stale_session = True
+            self.listings += 1
+            return listing_answer(await self._qbt.list_torrents())
+        full = self._resync_now or clock.monotonic() - self._last_full >= self._full_every
+        if self._stale_session:
+            await self._qbt.new_session()
+            self._stale_session, full = False, True
+        return await self._qbt.sync(0 if full else self.live.rid)
+
+    async def _ids_may_change(self) -> bool:
+        if any(may_change_id(torrent) for torrent in self.live.torrents.values()):
+            return True
+        return not self.live.synced or await self._qbt.count() != len(self.live.torrents)
 
     def last_answer_age(self) -> float | None:
         """Seconds since qBittorrent last answered a sync (health); None: never."""

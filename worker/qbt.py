@@ -3,14 +3,20 @@
 qbittorrent-api is synchronous: every call runs in one worker thread with a
 timeout, is logged with its duration and outcome, and its exceptions become
 ours — ``UnreachableError`` (retry later), ``AuthFailedError`` (fix the
-config), ``RejectedError`` (qBittorrent said no, including its HTTP-200
-``Fails.`` answer to an add).
+config), ``RejectedError`` (qBittorrent said no).
+
+The answers of 4.x and 5.x differ and are told apart here only: an add is
+``Ok.``/``Fails.`` (HTTP 200 both) in 4.x, JSON counts
+(``{"success_count": 1, "failure_count": 0, …}``) or HTTP 409 in 5.x; a good
+login is ``Ok.`` in 4.x and an empty 204 in 5.x (qbittorrent-api takes both);
+``pausedUP``/``pausedDL`` became ``stoppedUP``/``stoppedDL`` (``core.live``).
 """
 
 import asyncio
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
@@ -23,6 +29,27 @@ from jellybit.logs import Logger, external_call, get_logger
 SYSTEM = "qbittorrent"
 TAG = "jellybit"
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Server:
+    """Which qBittorrent answers: ``version`` as it says it (``v5.3.0``), its WebAPI."""
+
+    version: str
+    web_api: str
+
+    @property
+    def major(self) -> int:
+        digits = self.version.lstrip("vV").split(".")[0]
+        return int(digits) if digits.isdigit() else 0
+
+    @property
+    def maindata_crashes_on_id_change(self) -> bool:
+        """5.x dies (SIGSEGV) serving ``sync/maindata`` after a torrent changed its id
+        (a hybrid added by its v1 hash, once its metadata arrives; qBittorrent issue
+        24714): ``SyncController`` keeps the old id and serializes a null torrent.
+        docs/qbittorrent.md has the details and how the poller keeps clear of it."""
+        return self.major >= 5
 
 
 class QbtClient:
@@ -46,11 +73,21 @@ class QbtClient:
     async def close(self) -> None:
         await asyncio.to_thread(self._threads.shutdown, wait=True, cancel_futures=True)
 
-    async def version(self) -> tuple[str, str]:
+    async def server(self) -> Server:
         """qBittorrent's version and its WebAPI version."""
         app = await self._call("app_version", self._client.app_version)
         api = await self._call("app_web_api_version", self._client.app_web_api_version)
-        return str(app), str(api)
+        return Server(str(app), str(api))
+
+    async def count(self) -> int:
+        """How many torrents qBittorrent has (``torrents/count``, 5.x): cheap."""
+        return int(await self._call("torrents_count", self._client.torrents_count))
+
+    async def new_session(self) -> None:
+        """Log out and in again: qBittorrent keeps its ``sync/maindata`` state per
+        WebUI session, and a new session starts with none."""
+        await self._call("auth_log_out", self._client.auth_log_out)
+        await self._call("auth_log_in", self._client.auth_log_in)
 
     async def save_paths(self) -> list[str]:
         """Where qBittorrent puts jellybit's torrents, most specific first.
@@ -98,8 +135,8 @@ class QbtClient:
     ) -> None:
         """Add a magnet or a .torrent with jellybit's category and tag.
 
-        qBittorrent answers ``Fails.`` with HTTP 200 for duplicates, invalid
-        magnets and more: that is a rejection, not a success.
+        A refusal — 4.x ``Fails.`` (HTTP 200) or 5.x ``failure_count`` / HTTP 409
+        for duplicates, invalid magnets and more — raises ``RejectedError``.
         """
         if (magnet is None) == (torrent_file is None):
             raise ValueError("add needs exactly one of magnet and torrent_file")
@@ -116,7 +153,7 @@ class QbtClient:
             log=log,
             **source,
         )
-        if str(answer).strip() != "Ok.":
+        if not add_accepted(answer):
             raise RejectedError(SYSTEM, f"qBittorrent refused to add the torrent ({answer})")
 
     async def delete(
@@ -169,6 +206,14 @@ class QbtClient:
                 raise UnreachableError(SYSTEM, f"no answer in {self._timeout:.0f} s") from None
             except qbittorrentapi.APIError as error:
                 raise _mapped(error) from error
+
+
+def add_accepted(answer: object) -> bool:
+    """4.x: ``Ok.``; 5.x: counts, where a pending one (a URL being fetched) counts."""
+    if isinstance(answer, Mapping):
+        accepted = int(answer.get("success_count") or 0) + int(answer.get("pending_count") or 0)
+        return accepted > 0 and not answer.get("failure_count")
+    return str(answer).strip() == "Ok."
 
 
 def _mapped(error: qbittorrentapi.APIError) -> Exception:

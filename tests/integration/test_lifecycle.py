@@ -16,6 +16,7 @@ from tests.integration.test_downloads import history, new_torrent, wait_state
 from tests.support.torrents import MadeTorrent, find_torrent, magnet_for
 from tests.support.torrents import seeder_peer as peer_of
 from worker.ingest import Created
+from worker.qbt import add_accepted
 
 
 def qbt_hashes(qbt: QbtInstance) -> list[tuple[str, ...]]:
@@ -26,7 +27,7 @@ def add_directly(running: Running, made: MadeTorrent, seeder: QbtInstance, categ
     answer = running.qbt.client().torrents_add(
         urls=magnet_for(made, peer=peer_of(seeder)), category=category
     )
-    assert answer == "Ok."
+    assert add_accepted(answer)
 
 
 async def test_a_torrent_added_in_qbittorrent_is_adopted_once(
@@ -79,7 +80,7 @@ async def test_deleted_torrent_is_removed_and_recovered_when_back(
     removed = await wait_state(running, result.download.id, State.REMOVED)
     assert removed.error == "the torrent disappeared from qBittorrent before it completed"
 
-    assert running.qbt.client().torrents_add(urls=magnet, category="elsewhere") == "Ok."
+    assert add_accepted(running.qbt.client().torrents_add(urls=magnet, category="elsewhere"))
     await wait_state(running, result.download.id, State.DOWNLOADING)
     assert await history(running.store, result.download.id) == [
         "accepted",

@@ -6,6 +6,7 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiohttp import web
@@ -49,9 +50,15 @@ class Running:
     """jellybit's store, worker and bot on one database; stoppable and restartable."""
 
     def __init__(
-        self, tg: FakeTelegram, qbt: QbtInstance, path: Path, mode: str = "polling"
+        self,
+        tg: FakeTelegram,
+        qbt: QbtInstance,
+        path: Path,
+        mode: str = "polling",
+        **engine_args: Any,
     ) -> None:
         self.tg, self.qbt, self.path, self.mode = tg, qbt, path, mode
+        self.engine_args = engine_args
         self.stop = asyncio.Event()
         self.tasks: list[asyncio.Task[None]] = []
         self.runner: web.AppRunner | None = None
@@ -64,6 +71,7 @@ class Running:
             settings_for(self.qbt),
             library=library_in(self.path.parent),
             full_resync_every=1.0,
+            **self.engine_args,
         )
         settings = TelegramSettings(
             token=self.tg.token,

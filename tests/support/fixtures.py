@@ -1,24 +1,73 @@
 """pytest fixtures for real qBittorrent instances: import them into a test
-module or a conftest (``from tests.support.fixtures import qbt, seeder``)."""
+module or a conftest (``from tests.support.fixtures import qbt, seeder``).
+
+``qbt`` — the qBittorrent under test — runs once per version a module is tested
+against: Debian 12's 4.5 on the host and Debian 13's 5.x from the chroot that
+``scripts/qbittorrent5`` makes (``make test`` makes it; ``JELLYBIT_QBITTORRENT5``
+names another command). ``JELLYBIT_QBITTORRENT_VERSIONS=4.5`` (or ``5``) narrows
+it for a quick local run; ``make test`` runs both.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from sandbox.qbittorrent import QbtInstance, new_qbittorrent
+from sandbox.qbittorrent import (
+    QBITTORRENT5,
+    QBITTORRENT5_ROOT,
+    QBITTORRENT_NOX,
+    QbtInstance,
+    new_qbittorrent,
+)
+
+VERSIONS = ("4.5", "5")
+
+
+def qbittorrent_command(version: str) -> tuple[str, ...]:
+    """How to run qbittorrent-nox of ``version``; a missing 5.x fails with the fix."""
+    if version == "4.5":
+        return (QBITTORRENT_NOX,)
+    if custom := os.environ.get("JELLYBIT_QBITTORRENT5"):
+        return tuple(custom.split())
+    binary = QBITTORRENT5_ROOT / "usr" / "bin" / "qbittorrent-nox"
+    if not binary.exists() or not _mounted(QBITTORRENT5_ROOT / "tmp"):
+        pytest.fail(
+            f"qBittorrent 5 is not set up at {QBITTORRENT5_ROOT}: run scripts/qbittorrent5 "
+            "(make test does)",
+            pytrace=False,
+        )
+    return QBITTORRENT5
+
+
+def _mounted(path: Path) -> bool:
+    """A mount point, bind mounts of the same file system included (``os.path.ismount``
+    misses those)."""
+    with open("/proc/self/mounts") as mounts:
+        return any(line.split()[1] == str(path) for line in mounts)
+
+
+def versions() -> list[str]:
+    wanted = os.environ.get("JELLYBIT_QBITTORRENT_VERSIONS", ",".join(VERSIONS)).split(",")
+    return [version for version in VERSIONS if version in wanted]
 
 
 @pytest.fixture(scope="module")
-def seeder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QbtInstance]:
-    """A qBittorrent that serves the tests' torrents (see ``torrents.seed``)."""
+def seeder(qbt: QbtInstance, tmp_path_factory: pytest.TempPathFactory) -> Iterator[QbtInstance]:
+    """A qBittorrent (the host's) that serves the tests' torrents (see
+    ``torrents.seed``): one per ``qbt``, so the tests' torrents are new to it."""
     with new_qbittorrent(tmp_path_factory.mktemp("seeder")) as instance:
         yield instance
 
 
-@pytest.fixture(scope="module")
-def qbt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QbtInstance]:
+@pytest.fixture(scope="module", params=versions(), ids=lambda v: f"qbt{v}")
+def qbt(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[QbtInstance]:
     """The qBittorrent under test (jellybit's), downloading into ``downloads_dir``."""
-    with new_qbittorrent(tmp_path_factory.mktemp("qbt")) as instance:
+    command = qbittorrent_command(request.param)
+    with new_qbittorrent(tmp_path_factory.mktemp("qbt"), command=command) as instance:
         yield instance
