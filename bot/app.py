@@ -21,10 +21,10 @@ from aiogram.types import (
     ReplyParameters,
     Update,
 )
-from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from aiohttp import web
 
 from bot.handlers import routers
+from bot.inbox import UpdateInbox
 from bot.links import Links
 from bot.middlewares import AccessMiddleware, LanguageMiddleware
 from bot.notifier import Notifier
@@ -64,6 +64,7 @@ class TelegramFrontDoor:
     views: Views
     status: StatusUpdater
     notifier: Notifier
+    inbox: UpdateInbox
     settings: TelegramSettings
 
     @classmethod
@@ -79,36 +80,35 @@ class TelegramFrontDoor:
         bot = bot or make_bot(settings)
         views = Views(bot, store, links)
         dispatcher = Dispatcher(store=store, engine=engine, i18n=i18n, links=links, views=views)
-        dispatcher.update.outer_middleware(AccessMiddleware(settings.allowed_users, i18n))
+        dispatcher.update.outer_middleware(AccessMiddleware(settings.allowed_users))
         dispatcher.update.outer_middleware(LanguageMiddleware(i18n, store))
         dispatcher.include_routers(*routers())
+        notifier = Notifier(store, views, i18n, settings.allowed_users)
         return cls(
             bot=bot,
             dispatcher=dispatcher,
             views=views,
             status=StatusUpdater(store, views, i18n),
-            notifier=Notifier(store, views, i18n, settings.allowed_users),
+            notifier=notifier,
+            inbox=UpdateInbox(
+                bot, dispatcher, store, settings.allowed_users, i18n, notifier.wake.set
+            ),
             settings=settings,
         )
 
     def mount_webhook(self, app: web.Application, web_secret: bytes) -> None:
-        """Telegram posts updates to ``WEBHOOK_PATH``; a wrong secret header is refused."""
-        # handle_in_background=False: Telegram gets its 200 only once the update is
-        # handled, so a crash mid-handling gets it delivered again, not lost.
-        handler = SimpleRequestHandler(
-            dispatcher=self.dispatcher,
-            bot=self.bot,
-            secret_token=webhook_secret(web_secret),
-            handle_in_background=False,
-        )
-        handler.register(app, path=WEBHOOK_PATH)
+        """Telegram posts updates to ``WEBHOOK_PATH``; a wrong secret header is refused.
+        The 200 is answered once the update is stored in the inbox."""
+        app.router.add_post(WEBHOOK_PATH, self.inbox.webhook(webhook_secret(web_secret)))
 
     async def run(self, stop: asyncio.Event, *, public_url: str, web_secret: bytes) -> None:
-        """Receive updates (polling or webhook) and run the status and outbox loops."""
+        """Receive updates (polling or webhook), handle them from the inbox, and run
+        the status and outbox loops."""
         warm_up_models()
         loops = [
             asyncio.create_task(self.status.run(stop), name="telegram-status"),
             asyncio.create_task(self.notifier.run(stop), name="telegram-outbox"),
+            asyncio.create_task(self.inbox.run(stop), name="telegram-inbox"),
         ]
         try:
             if self.settings.mode == "webhook":
@@ -123,18 +123,8 @@ class TelegramFrontDoor:
     async def _poll(self, stop: asyncio.Event) -> None:
         delete = functools.partial(self.bot.delete_webhook, drop_pending_updates=False)
         if not await _until_done("delete_webhook", delete, stop) or stop.is_set():
-            return  # stop_polling would raise on a polling that has not started
-        # handle_as_tasks=False: aiogram confirms an update (the next getUpdates'
-        # offset) only after its handler returned, so a crash mid-handling gets the
-        # update again at the next start instead of losing it (ingest deduplicates).
-        polling = asyncio.create_task(
-            self.dispatcher.start_polling(
-                self.bot, handle_signals=False, close_bot_session=False, handle_as_tasks=False
-            )
-        )
-        await stop.wait()
-        await self.dispatcher.stop_polling()
-        await asyncio.gather(polling, return_exceptions=True)
+            return
+        await self.inbox.poll(stop)
 
     async def _set_webhook(self, public_url: str, web_secret: bytes, stop: asyncio.Event) -> None:
         url = public_url.rstrip("/") + WEBHOOK_PATH

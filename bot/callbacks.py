@@ -19,3 +19,9 @@ class Action(StrEnum):
 class DownloadAction(CallbackData, prefix="j1"):
     action: str  # an Action; kept a str so an unknown one is "outdated", not an error
     id: str  # parsed with core.ids.parse_id before the store sees it
+
+
+class ListPage(CallbackData, prefix="j1l"):
+    """ "More" under /list: the page to show."""
+
+    page: int

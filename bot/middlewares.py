@@ -8,7 +8,6 @@ import structlog
 from aiogram import BaseMiddleware
 from aiogram.types import CallbackQuery, Chat, Message, TelegramObject, Update, User
 
-from bot.texts import refusal_text
 from jellybit.i18n import I18n
 from jellybit.logs import get_logger
 from store import Store
@@ -17,12 +16,12 @@ Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
 
 
 class AccessMiddleware(BaseMiddleware):
-    """Only ``telegram.allowed_users``, in private chats. Anyone else gets one
-    short refusal with their id (so the owner can add them); nothing is stored."""
+    """Only ``telegram.allowed_users``, in private chats (the inbox refused anyone
+    else before storing; this holds the line should it not have), and the log
+    context of every update."""
 
-    def __init__(self, allowed_users: tuple[int, ...], i18n: I18n) -> None:
+    def __init__(self, allowed_users: tuple[int, ...]) -> None:
         self._allowed = frozenset(allowed_users)
-        self._i18n = i18n
 
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
         user: User | None = data.get("event_from_user")
@@ -39,18 +38,8 @@ class AccessMiddleware(BaseMiddleware):
                 result = await handler(event, data)
                 get_logger().info("telegram.update_handled")
                 return result
-            await self._refuse(event, user)
+            get_logger().warning("telegram.refused", chat_type=_chat_type(event))
             return None
-
-    async def _refuse(self, event: TelegramObject, user: User | None) -> None:
-        get_logger().warning("telegram.refused", chat_type=_chat_type(event))
-        if user is None or not isinstance(event, Update):
-            return
-        tx = self._i18n.texts(user.language_code)
-        if event.message is not None:
-            await event.message.answer(refusal_text(tx, user.id))
-        elif event.callback_query is not None:
-            await event.callback_query.answer(refusal_text(tx, user.id), show_alert=True)
 
 
 class LanguageMiddleware(BaseMiddleware):

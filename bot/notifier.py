@@ -1,11 +1,14 @@
-"""The outbox dispatcher: sends notifications in order per chat, with retries.
+"""The outbox dispatcher: sends replies and notifications in order per chat.
 
-A notification is marked sent right after Telegram accepts it; when Telegram
-is down or answers 429 it stays queued and is tried again later (backoff), so
-none is lost and none is sent twice after a recorded success.
+A message is marked sent right after Telegram accepts it; when Telegram is down
+or answers 429 it stays queued and is tried again later (backoff, or the 429's
+``retry_after``), so none is lost and none is sent twice after a recorded
+success. Chats are served side by side: one chat's 429 or slow send does not
+hold up another. ``wake`` sends a queued reply at once.
 """
 
 import asyncio
+import contextlib
 from datetime import timedelta
 
 from aiogram.exceptions import (
@@ -21,10 +24,11 @@ from bot.texts import notification_text, system_text
 from bot.views import Views
 from core import clock
 from core.models import Notification
-from core.notifications import SYSTEM
+from core.notifications import REPLY, SYSTEM
 from jellybit.i18n import I18n
 from jellybit.logs import get_logger
 from store import Store
+from store.inbox import Reply
 from worker.pacing import sleep_until
 
 TICK = 1.0
@@ -40,6 +44,9 @@ class Notifier:
         self._views = views
         self._i18n = i18n
         self._allowed = allowed_users
+        self.wake = asyncio.Event()
+        self._sending: set[int] = set()  # chats with a send in flight
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -47,24 +54,47 @@ class Notifier:
                 await self.tick()
             except Exception:
                 get_logger().exception("telegram.notifier_tick_failed")
-            await sleep_until(TICK, stop)
-        # Stopping: one more send (the poller's last tick may have queued a
-        # "done"); what does not make it stays queued for the next start.
+            await sleep_until(TICK, stop, self.wake)
+            self.wake.clear()
+        # Stopping: the sends in flight, and one more round (the poller's last
+        # tick may have queued a "done"); what does not make it stays queued for
+        # the next start.
         try:
             async with asyncio.timeout(FLUSH_WITHIN):
                 await self.tick()
+                while self._tasks:
+                    await asyncio.wait(set(self._tasks))
         except Exception:
             get_logger().warning("telegram.outbox_flush_incomplete", exc_info=True)
+        for task in list(self._tasks):
+            task.cancel()
 
-    async def tick(self) -> int:
-        """Send what is due; returns how many were sent."""
-        sent = 0
+    async def tick(self) -> None:
+        """Start sending what is due: one task per chat, so that a chat waiting out
+        a 429 or a slow send holds up no other chat and not the next tick."""
         for notification in await self._store.outbox.due(clock.now()):
             if notification.chat_id is None:
                 await self._store.outbox.fan_out(notification, self._allowed)
-                continue
-            sent += await self._deliver(notification, notification.chat_id)
-        return sent
+                self.wake.set()
+            elif notification.chat_id not in self._sending:
+                self._sending.add(notification.chat_id)
+                task = asyncio.create_task(self._chat(notification, notification.chat_id))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    async def _chat(self, notification: Notification, chat_id: int) -> None:
+        try:
+            if await self._deliver(notification, chat_id):
+                self.wake.set()  # the chat's next message, if any, right away
+        except Exception as error:  # a bug must not spin: it waits like a failed send
+            get_logger(notification_id=notification.id).exception("notification.failed")
+            delay = _retry_delay(notification.attempts, error)
+            with contextlib.suppress(Exception):
+                await self._store.outbox.mark_failed(
+                    notification.id, str(error)[:300], clock.shifted(timedelta(seconds=delay))
+                )
+        finally:
+            self._sending.discard(chat_id)
 
     async def _deliver(self, notification: Notification, chat_id: int) -> int:
         log = get_logger(
@@ -75,12 +105,15 @@ class Notifier:
             if notification.download_id is None
             else await self._store.downloads.find_download(notification.download_id)
         )
-        if download is None and notification.kind not in SYSTEM:
+        if download is None and notification.kind not in SYSTEM and notification.kind != REPLY:
             await self._store.outbox.mark_sent(notification.id, None)  # nothing left to tell
             return 0
         tx = self._i18n.texts(await self._store.telegram.chat_language(chat_id))
         try:
-            if download is None:
+            if notification.kind == REPLY:
+                reply = _reply(notification, download)
+                message = await self._views.send_reply(chat_id, reply)
+            elif download is None:
                 text = system_text(tx, notification.kind, notification.payload)
                 message = await send(
                     "send_message", lambda: self._views.bot.send_message(chat_id, text), log=log
@@ -109,7 +142,22 @@ class Notifier:
         return 1
 
 
+def _reply(notification: Notification, download: object) -> Reply:
+    """A queued reply; one about a download that is gone says so without it."""
+    payload = notification.payload
+    gone = notification.download_id is not None and download is None
+    return Reply(
+        text=str(payload.get("text") or ""),
+        markup=str(payload["markup"]) if payload.get("markup") and not gone else None,
+        reply_to=int(str(payload["reply_to"])) if payload.get("reply_to") else None,
+        download_id=notification.download_id if download else None,
+        role=str(payload["role"]) if payload.get("role") else None,
+    )
+
+
 def _retry_delay(attempts: int, error: Exception) -> float:
     if isinstance(error, TelegramRetryAfter):
-        return float(error.retry_after)
+        # +1: the next attempt is stored in whole seconds (cut, not rounded up), and
+        # a try before retry_after is over only earns another 429.
+        return float(error.retry_after) + 1.0
     return min(2.0 * float(2 ** min(attempts, 8)), MAX_BACKOFF)

@@ -5,7 +5,9 @@ from collections.abc import Mapping
 
 from core.models import Download
 from core.notifications import QBITTORRENT_DOWN
+from core.reasons import Reason
 from core.states import State
+from jellybit.explain import reason_text
 from jellybit.i18n import Texts, state_labels
 
 BAR_CELLS = 10
@@ -22,9 +24,18 @@ _STATE_ICON = {
 }
 
 
+NAME_CHARS = 200  # of a torrent's name in a message (the card shows it whole)
+
+
 def display_name(download: Download) -> str:
-    """The torrent's name, or its first hash before qBittorrent knows the name."""
-    return download.name or (download.infohashes[0].value if download.infohashes else download.id)
+    """The torrent's name, or its first hash before qBittorrent knows the name; a long
+    one cut with an ellipsis, so that every message fits Telegram's 4096 characters."""
+    name = download.name or (download.infohashes[0].value if download.infohashes else download.id)
+    return shorten(name, NAME_CHARS)
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def state_label(tx: Texts, state: State) -> str:
@@ -117,7 +128,7 @@ def queued_text(tx: Texts, download: Download) -> str:
 
 def rejected_text(tx: Texts, reason: str) -> str:
     return (
-        tx("❌ {reason}", reason=tx.plain(reason))
+        tx("❌ {reason}", reason=shorten(tx.plain(reason), 1000))
         + "\n"
         + tx("Send a magnet link or a .torrent file.")
     )
@@ -150,11 +161,15 @@ def no_magnet_text(tx: Texts) -> str:
     )
 
 
-def list_text(tx: Texts, downloads: list[Download]) -> str:
+def list_text(tx: Texts, downloads: list[Download], *, first: int = 1, total: int = 0) -> str:
     if not downloads:
         return tx("No active downloads.")
     lines = [tx("<b>Active downloads</b>")]
-    for number, download in enumerate(downloads, start=1):
+    if total > len(downloads):
+        lines[0] += " " + tx(
+            "({first}–{last} of {total})", first=first, last=first + len(downloads) - 1, total=total
+        )
+    for number, download in enumerate(downloads, start=first):
         lines.append(
             tx(
                 "{number}. {name} — {state}, {percent}%",
@@ -181,17 +196,17 @@ def notification_text(tx: Texts, kind: str, download: Download, reason: str) -> 
         "stuck": lambda: (
             tx("⚠️ Stuck: {name}", name=name)
             + "\n"
-            + tx("Reason: {reason}", reason=tx.plain(reason))
+            + tx("Reason: {reason}", reason=reason_text(tx, Reason.loads(reason)))
         ),
         "failed": lambda: (
             tx("❌ Failed: {name}", name=name)
             + "\n"
-            + tx("Reason: {reason}", reason=tx.plain(reason))
+            + tx("Reason: {reason}", reason=reason_text(tx, Reason.loads(reason)))
         ),
         "removed": lambda: (
             tx("🗑 Removed: {name}", name=name)
             + "\n"
-            + tx("Reason: {reason}", reason=tx.plain(reason))
+            + tx("Reason: {reason}", reason=reason_text(tx, Reason.loads(reason)))
         ),
         "adopted": lambda: tx("📥 Found in qBittorrent and now followed: {name}", name=name),
     }
@@ -211,7 +226,11 @@ def system_text(tx: Texts, kind: str, payload: Mapping[str, object]) -> str:
 
 
 def hint_added_text(tx: Texts, download: Download, hint: str) -> str:
-    return tx("📝 Hint for {name}: {hint}", name=display_name(download), hint=hint)
+    return tx("📝 Hint for {name}: {hint}", name=display_name(download), hint=shorten(hint, 1000))
+
+
+def unhandled_text(tx: Texts) -> str:
+    return tx("❌ I could not handle this message. Please send it again.")
 
 
 def refusal_text(tx: Texts, user_id: int) -> str:

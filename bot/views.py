@@ -2,7 +2,7 @@
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
-from aiogram.types import InlineKeyboardMarkup, Message
+from aiogram.types import InlineKeyboardMarkup, Message, ReplyParameters
 
 from bot.keyboards import download_keyboard
 from bot.links import Links
@@ -12,6 +12,7 @@ from core.models import Download
 from jellybit.i18n import Texts
 from jellybit.logs import for_download
 from store import Store
+from store.inbox import Reply
 
 
 def shown_key(text: str, markup: InlineKeyboardMarkup | None) -> str:
@@ -24,6 +25,54 @@ class Views:
         self.bot = bot
         self._store = store
         self._links = links
+
+    def status_reply(
+        self,
+        tx: Texts,
+        user_id: int,
+        download: Download,
+        *,
+        reply_to: int | None = None,
+        text: str | None = None,
+        role: str = "status",
+    ) -> Reply:
+        """A message that shows a download (``text`` or its status) with its buttons,
+        for the outbox (``send_reply`` sends it)."""
+        body = text if text is not None else status_text(tx, download)
+        markup = download_keyboard(tx, self._links, download, user_id)
+        return Reply(
+            body,
+            markup.model_dump_json(exclude_none=True),
+            reply_to,
+            download.id,
+            role,
+        )
+
+    async def send_reply(self, chat_id: int, reply: Reply) -> Message:
+        """Send a queued reply (answering its message when that still exists) and
+        remember it when it is about a download."""
+        markup = InlineKeyboardMarkup.model_validate_json(reply.markup) if reply.markup else None
+        answered = (
+            ReplyParameters(message_id=reply.reply_to, allow_sending_without_reply=True)
+            if reply.reply_to
+            else None
+        )
+        message = await send(
+            "send_message",
+            lambda: self.bot.send_message(
+                chat_id, reply.text, reply_markup=markup, reply_parameters=answered
+            ),
+            max_wait=0,
+        )
+        if reply.download_id is not None and reply.role is not None:
+            await self._store.telegram.remember_message(
+                chat_id,
+                message.message_id,
+                reply.download_id,
+                reply.role,
+                shown_key(reply.text, markup),
+            )
+        return message
 
     async def send_status(
         self,

@@ -20,6 +20,8 @@ from typing import Literal, TypeGuard, TypeVar
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from core.numbers import ascii_int
+
 Language = Literal["ru", "en"]
 TelegramMode = Literal["polling", "webhook"]
 AdoptPolicy = Literal["category", "all", "none"]
@@ -219,9 +221,10 @@ def split_host_port(text: str) -> tuple[str, int]:
         raise ValueError(f"an IPv6 host needs brackets: {text!r}")
     if not colon or not host or any(c.isspace() for c in host):
         raise ValueError(f"not host:port: {text!r}")
-    if not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+    number = ascii_int(port, 5)
+    if number is None or not 0 < number < 65536:
         raise ValueError(f"not a TCP port: {text!r}")
-    return host, int(port)
+    return host, number
 
 
 def toml_literal(value: object) -> str:

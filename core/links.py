@@ -10,8 +10,12 @@ import base64
 import hashlib
 import hmac
 
+from core.numbers import ascii_int
+
 DAY = 86_400
 LINK_DAYS = 7
+# Telegram user ids fit in 52 bits (16 digits); expiries are Unix seconds.
+_MAX_DIGITS = 16
 
 
 def sign_user_token(secret: bytes, user_id: int, now: int, days: int = LINK_DAYS) -> str:
@@ -22,10 +26,13 @@ def sign_user_token(secret: bytes, user_id: int, now: int, days: int = LINK_DAYS
 def verify_user_token(secret: bytes, token: str, now: int) -> int | None:
     """The Telegram user id of a valid, unexpired token; None otherwise."""
     parts = token.split(".")
-    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+    if len(parts) != 3:
         return None
-    user_id, expires = int(parts[0]), int(parts[1])
-    if expires < now or not hmac.compare_digest(parts[2], _mac(secret, user_id, expires)):
+    user_id, expires = ascii_int(parts[0], _MAX_DIGITS), ascii_int(parts[1], _MAX_DIGITS)
+    if user_id is None or expires is None or expires < now or not parts[2].isascii():
+        return None
+    # compare_digest raises on non-ASCII text, hence the check above.
+    if not hmac.compare_digest(parts[2], _mac(secret, user_id, expires)):
         return None
     return user_id
 

@@ -38,6 +38,9 @@ _SEPARATORS = frozenset("<>()[]{}\"'«»“”„‘’,;.:!?|-–—")
 BTIH_REASON = "infohash must be 40 hex or 32 base32 characters"
 BTMH_REASON = "v2 infohash must be 1220 followed by 64 hex characters"
 NO_INFOHASH_REASON = "magnet link has no BitTorrent infohash (xt=urn:btih or urn:btmh)"
+# A magnet names one torrent: one v1 hash, one v2 hash, or one of each (a hybrid).
+# More would make one download own hashes of torrents it is not.
+SEVERAL_TORRENTS_REASON = "magnet link names several torrents: send one link per torrent"
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,8 @@ def _infohashes(xt_values: Iterable[str]) -> tuple[str, ...]:
         # Other urns (ed2k, sha1, …) name the content for other networks: not ours.
     if not v1 and not v2:
         raise InvalidInputError(NO_INFOHASH_REASON)
+    if len(set(v1)) > 1 or len(set(v2)) > 1:
+        raise InvalidInputError(SEVERAL_TORRENTS_REASON)
     return _unique(v1 + v2)
 
 

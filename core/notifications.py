@@ -21,3 +21,5 @@ QBITTORRENT_DOWN = "qbittorrent_down"
 QBITTORRENT_BACK = "qbittorrent_back"
 SYSTEM = frozenset({QBITTORRENT_DOWN, QBITTORRENT_BACK})
 OUTAGE_NOTICE = 60.0
+# A reply to what a person sent (rendered when the update was handled).
+REPLY = "reply"

@@ -467,6 +467,7 @@ class _Fault:
     status: int
     retry_after: int | None
     description: str | None
+    chat_id: int | None = None  # only calls about this chat
 
 
 class _Params:
@@ -703,11 +704,14 @@ class FakeTelegram:
         status: int = 429,
         times: int = 1,
         description: str | None = None,
+        chat_id: int | None = None,
     ) -> None:
-        """Answer the next ``times`` calls of ``method`` ("*" = any) with an error instead."""
+        """Answer the next ``times`` calls of ``method`` ("*" = any; about ``chat_id``
+        only, when given) with an error instead."""
         if status == 429 and retry_after is None:
             retry_after = 1
-        self._faults += [_Fault(method.lower(), status, retry_after, description)] * times
+        fault = _Fault(method.lower(), status, retry_after, description, chat_id)
+        self._faults += [fault] * times
 
     def set_down(self, down: bool = True) -> None:
         """While down, every request (held long polls too) gets its connection closed."""
@@ -906,7 +910,7 @@ class FakeTelegram:
                 raise ApiError(401, "Unauthorized")
             if known is None:
                 raise ApiError(404, "Not Found")
-            self._take_fault(call.method)
+            self._take_fault(call.method, values.get("chat_id"))
             result = await known[1](_Params(values, files))
         except _Dropped:
             call.status = 503
@@ -917,8 +921,16 @@ class FakeTelegram:
         call.status = 200
         return result
 
-    def _take_fault(self, method: str) -> None:
-        fault = next((f for f in self._faults if f.method in (method.lower(), "*")), None)
+    def _take_fault(self, method: str, chat_id: object) -> None:
+        fault = next(
+            (
+                f
+                for f in self._faults
+                if f.method in (method.lower(), "*")
+                and (f.chat_id is None or str(f.chat_id) == str(chat_id))
+            ),
+            None,
+        )
         if fault is None:
             return
         self._faults.remove(fault)

@@ -8,6 +8,7 @@ from core.ids import Id
 from store.card import DownloadCard, read_card
 from store.db import Database
 from store.downloads import Downloads
+from store.inbox import Inbox
 from store.outbox import Outbox
 from store.recognition import Recognitions
 from store.telegram import TelegramState
@@ -22,6 +23,7 @@ class Store:
     outbox: Outbox
     telegram: TelegramState
     recognitions: Recognitions
+    inbox: Inbox
 
     @classmethod
     async def open(cls, path: Path) -> Self:
@@ -34,6 +36,7 @@ class Store:
             outbox=Outbox(db),
             telegram=TelegramState(db),
             recognitions=Recognitions(db),
+            inbox=Inbox(db),
         )
 
     async def card(self, download_id: Id) -> DownloadCard | None:

@@ -3,9 +3,12 @@
 import sqlite3
 from dataclasses import dataclass
 
+import aiosqlite
+
 from core import clock
 from core.ids import Id, new_id
 from core.models import Download
+from core.notifications import REPLY
 from store.db import Database
 from store.download_rows import load_downloads
 from store.rows import fetch_all, fetch_one
@@ -53,6 +56,17 @@ class TelegramState:
                     WHERE id = :id""",
                     {"chat_id": chat_id, "message_id": message_id, "id": download_id},
                 )
+
+    async def answered(self, download_id: Id) -> bool:
+        """Whether a reply about the download was queued or sent: one ingested by an
+        update that stopped before its reply was queued has none yet."""
+        row = await fetch_one(
+            self._db.reader,
+            """SELECT 1 FROM outbox WHERE download_id = :id AND kind = :reply
+            UNION ALL SELECT 1 FROM telegram_message WHERE download_id = :id LIMIT 1""",
+            {"id": download_id, "reply": REPLY},
+        )
+        return row is not None
 
     async def download_of_message(self, chat_id: int, message_id: int) -> Id | None:
         row = await fetch_one(
@@ -122,14 +136,19 @@ class TelegramState:
     async def add_hint(self, download_id: Id, text: str) -> None:
         """Free text from the person about what a download is (for recognition)."""
         async with self._db.write() as conn:
-            await conn.execute(
-                """INSERT INTO hint (id, download_id, text, created_at)
-                VALUES (:id, :download_id, :text, :now)""",
-                {"id": new_id(), "download_id": download_id, "text": text, "now": clock.now()},
-            )
+            await insert_hint(conn, download_id, text)
 
     async def hints(self, download_id: Id) -> list[str]:
         return await self._db.read(lambda conn: read_hints(conn, download_id))
+
+
+async def insert_hint(conn: aiosqlite.Connection, download_id: Id, text: str) -> None:
+    """Inside a write transaction: one hint."""
+    await conn.execute(
+        """INSERT INTO hint (id, download_id, text, created_at)
+        VALUES (:id, :download_id, :text, :now)""",
+        {"id": new_id(), "download_id": download_id, "text": text, "now": clock.now()},
+    )
 
 
 def read_hints(conn: sqlite3.Connection, download_id: Id) -> list[str]:

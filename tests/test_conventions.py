@@ -117,8 +117,24 @@ def test_dependencies_point_inwards() -> None:
     allowed = {
         "store": {"core", "store", "jellybit.logs"},
         "worker": {"core", "store", "worker", "jellybit.logs"},
-        "bot": {"core", "store", "worker", "bot", "jellybit.logs", "jellybit.i18n"},
-        "web": {"core", "store", "worker", "web", "jellybit.logs", "jellybit.i18n"},
+        "bot": {
+            "core",
+            "store",
+            "worker",
+            "bot",
+            "jellybit.logs",
+            "jellybit.i18n",
+            "jellybit.explain",
+        },
+        "web": {
+            "core",
+            "store",
+            "worker",
+            "web",
+            "jellybit.logs",
+            "jellybit.i18n",
+            "jellybit.explain",
+        },
         "migrations": {"core"},
         # A composition root like jellybit.app: it wires everything, for the sandbox.
         "sandbox": {"core", "store", "worker", "bot", "web", "jellybit", "sandbox"},

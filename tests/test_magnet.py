@@ -12,6 +12,7 @@ from core.magnet import (
     BTIH_REASON,
     BTMH_REASON,
     NO_INFOHASH_REASON,
+    SEVERAL_TORRENTS_REASON,
     clean_name,
     find_magnets,
     magnet_uri,
@@ -143,6 +144,15 @@ def test_a_magnet_of_exactly_8_kib_is_accepted() -> None:
             "magnet:?xt=urn:btih:" + "a" * 40 + "&dn=" + "a" * 8200,
             "magnet link is longer than 8 KiB",
         ),
+        ("magnet:?xt=urn:btih:" + "a" * 40 + "&xt=urn:btih:" + "b" * 40, SEVERAL_TORRENTS_REASON),
+        (
+            "magnet:?xt=urn:btmh:1220" + "a" * 64 + "&xt.2=urn:btmh:1220" + "b" * 64,
+            SEVERAL_TORRENTS_REASON,
+        ),
+        (
+            "magnet:?" + "&".join(f"xt=urn:btih:{n:040x}" for n in range(150)),
+            SEVERAL_TORRENTS_REASON,
+        ),
     ],
 )
 def test_a_bad_magnet_is_refused_with_a_reason(text: str, reason: str) -> None:
@@ -184,8 +194,8 @@ _peer = st.builds(
 
 
 @given(
-    st.lists(_hex20, max_size=3),
-    st.lists(_hex32, max_size=3),
+    st.lists(_hex20, max_size=1),  # a magnet names one torrent: v1, v2 or both
+    st.lists(_hex32, max_size=1),
     st.text(max_size=200),
     st.lists(_peer, max_size=3, unique=True),
 )

@@ -1,4 +1,4 @@
-"""The guessit process of worker/recognition.py does not outlive a killed jellybit."""
+"""The worker processes of worker/cpu.py do not outlive a killed jellybit."""
 
 import os
 import select
@@ -12,14 +12,15 @@ from sandbox.qbittorrent import pid_alive
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# A stand-in for jellybit: starts the parser process the way Recognizer does, prints
+# A stand-in for jellybit: starts a worker process the way the engine does, prints
 # its PID, then waits to be killed.
 PARENT = """
-import os, sys
-from worker.recognition import parser_pool
-pool = parser_pool()
-print(pool.submit(os.getpid).result(timeout=60), flush=True)
-sys.stdin.read()
+import asyncio, os, sys
+from worker.cpu import CpuPool
+async def main():
+    print(await CpuPool(workers=1).run(os.getpid), flush=True)
+    sys.stdin.read()
+asyncio.run(main())
 """
 
 

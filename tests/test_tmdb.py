@@ -179,7 +179,7 @@ async def test_find_by_imdb_id_and_a_season(tmdb: FakeTmdb, make_client: MakeCli
         await client.season(70523, 9)
 
 
-@pytest.mark.parametrize("bad", ["12abc", "-5", "0", "", "١٢", True, 3.5, None, "9" * 40])
+@pytest.mark.parametrize("bad", ["12abc", "-5", "0", "", "١٢", "\u00b2", True, 3.5, None, "9" * 40])
 async def test_an_id_that_is_not_a_tmdb_id_goes_nowhere(
     tmdb: FakeTmdb, make_client: MakeClient, bad: object
 ) -> None:

@@ -35,6 +35,7 @@ from core.errors import (
 )
 from core.ids import Id, parse_id
 from core.models import Download, StateTransition
+from core.numbers import ascii_int
 from core.states import State
 from core.torrent_file import MAX_TORRENT_BYTES
 from jellybit.logs import get_logger
@@ -225,9 +226,10 @@ def _text(value: str, name: str) -> str:
 def _limit(text: str | None) -> int:
     if text is None:
         return DEFAULT_LIMIT
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_LIMIT:
+    limit = ascii_int(text, 6)
+    if limit is None or not 1 <= limit <= MAX_LIMIT:
         raise _invalid(f"limit must be an integer from 1 to {MAX_LIMIT}")
-    return int(text)
+    return limit
 
 
 def _states(values: list[str]) -> tuple[State, ...]:

@@ -182,7 +182,12 @@ def _set_session_cookie(response: web.StreamResponse, deps: WebDeps, session: st
 async def _csrf_ok(request: web.Request, secret: bytes, session: str) -> bool:
     form = await request.post()  # cached: the handler reads the same form again
     sent = form.get(CSRF_FIELD)
-    return isinstance(sent, str) and hmac.compare_digest(sent, csrf_token(secret, session))
+    # compare_digest raises on non-ASCII text: such a token is simply wrong.
+    return (
+        isinstance(sent, str)
+        and sent.isascii()
+        and hmac.compare_digest(sent, csrf_token(secret, session))
+    )
 
 
 def _log_refusal(request: web.Request, reason: str, user_id: int | None) -> None:

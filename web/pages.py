@@ -32,9 +32,11 @@ from core.errors import (
 from core.evidence import Candidate, MediaKind
 from core.ids import Id, new_id, parse_id
 from core.models import Download
+from core.numbers import ascii_int
 from core.reasons import Reason
 from core.recognize import OVERRIDE_FIELDS
 from core.states import ACTIVE, State
+from jellybit.explain import evidence_line, reason_text
 from jellybit.i18n import Texts, state_labels
 from jellybit.logs import for_download
 from store.card import DownloadCard
@@ -42,8 +44,8 @@ from store.recognition import StoredCandidate, StoredRecognition
 from web import auth, rendering
 from web.app import DEPS, WebDeps
 from web.auth import LANGUAGES, USER, render_refusal
-from web.explain import evidence_line, reason_text
 from worker.actions import RETRYABLE
+from worker.tmdb import parse_tmdb_id
 
 PAGE_SIZE = 25  # a phone screen or two; render time grows with it (bench/web_bench.py)
 SEARCH_RESULTS = 10
@@ -189,7 +191,7 @@ class Formats:
         return POSTER_BASE + poster_path
 
     def tmdb_url(self, candidate: StoredCandidate | Candidate) -> str | None:
-        if candidate.provider != "tmdb" or not (candidate.provider_id or "").isdigit():
+        if candidate.provider != "tmdb" or parse_tmdb_id(candidate.provider_id) is None:
             return None
         section = "tv" if candidate.kind == "series" else "movie"
         return f"{TMDB_WEB}/{section}/{candidate.provider_id}"
@@ -533,7 +535,7 @@ async def _search(page: Page, recognition: StoredRecognition | None) -> Search:
     if tmdb is None or not search.enabled or not text:
         return search
     try:
-        found = await tmdb.search(kind, text, int(year) if year.isdigit() else None)
+        found = await tmdb.search(kind, text, ascii_int(year, 4))
     except ExternalError:
         return replace(search, problem=_error_message(page.tx, "tmdb"))
     return replace(search, results=found[:SEARCH_RESULTS])
@@ -568,7 +570,7 @@ async def search_pick(page: Page, download: Download) -> web.StreamResponse:
     form = await page.request.post()
     kind, tmdb_id = _kind(_text(form.get("kind"))), _text(form.get("tmdb_id"))
     tmdb = page.deps.engine.tmdb
-    if kind is None or not tmdb_id.isdigit() or len(tmdb_id) > 12:
+    if kind is None or parse_tmdb_id(tmdb_id) is None:
         raise _review(download.id, error="invalid_input")
     if tmdb is None or not tmdb.enabled:
         raise _review(download.id, error="search_off")

@@ -10,6 +10,7 @@ from core.notifications import OUTAGE_NOTICE
 from store import Store
 from worker.actions import Actions
 from worker.adder import TorrentAdder
+from worker.cpu import CpuPool
 from worker.importer import Importer
 from worker.ingest import Ingest
 from worker.jellyfin import JellyfinClient
@@ -28,6 +29,7 @@ class Engine:
     importer: Importer
     tmdb: TmdbClient | None
     jellyfin: JellyfinClient
+    cpu: CpuPool
 
     @classmethod
     def build(
@@ -56,25 +58,30 @@ class Engine:
         use_tmdb = metadata.provider == "tmdb" and bool(metadata.tmdb_api_key)
         tmdb = TmdbClient(metadata) if use_tmdb else None
         jellyfin_client = JellyfinClient(jellyfin or JellyfinSettings())
-        recognizer = Recognizer(store, qbt, poller, metadata, tmdb)
+        cpu = CpuPool()
+        recognizer = Recognizer(store, qbt, poller, metadata, tmdb, cpu)
         importer = Importer(store, recognizer, library or LibrarySettings(), jellyfin_client)
         poller.on_complete = importer.wake.set
         return cls(
             qbt=qbt,
             poller=poller,
-            ingest=Ingest(store, adder, poller.wake.set),
+            ingest=Ingest(store, adder, poller.wake.set, cpu),
             actions=Actions(store, qbt, adder, poller, importer.wake.set),
             importer=importer,
             tmdb=tmdb,
             jellyfin=jellyfin_client,
+            cpu=cpu,
         )
 
     async def run(self, stop: asyncio.Event) -> None:
         try:
             await asyncio.gather(self.poller.run(stop), self.importer.run(stop))
         finally:
-            await self.qbt.close()
-            if self.tmdb is not None:
-                await self.tmdb.close()
-            await self.jellyfin.close()
-            await self.importer.close()
+            await self.close()
+
+    async def close(self) -> None:
+        await self.qbt.close()
+        if self.tmdb is not None:
+            await self.tmdb.close()
+        await self.jellyfin.close()
+        await self.cpu.close()

@@ -38,10 +38,15 @@ from worker.layout import (
     unlink_if_ours,
 )
 from worker.pacing import sleep_until
-from worker.recognition import PARSERS, Recognizer
+from worker.recognition import Recognizer
+from worker.tmdb import parse_tmdb_id
 
 TICK = 5.0
 MAX_WAIT = 300.0
+# An error of our own making (a bug, bad stored data, a library folder jellybit
+# may not write to) is tried this often, 2 s and 4 s apart, then the download
+# fails with the error as its reason: Retry once it is fixed.
+UNEXPECTED_TRIES = 3
 _PICK = Reason("review.unsure").dumps()
 
 
@@ -59,11 +64,9 @@ class Importer:
         self._library = library
         self._jellyfin = jellyfin
         self._not_before: dict[Id, float] = {}  # waiting for TMDB or qBittorrent: backoff
-        self._failures: dict[Id, int] = {}
+        self._failures: dict[Id, int] = {}  # external errors in a row
+        self._crashes: dict[Id, int] = {}  # unexpected errors in a row
         self._refresh_pending: list[str] = []
-
-    async def close(self) -> None:
-        await self._recognizer.close()
 
     async def run(self, stop: asyncio.Event) -> None:
         try:
@@ -79,23 +82,23 @@ class Importer:
             self.wake.clear()
 
     async def tick(self) -> None:
-        """Every ``importing`` download that is due, ``PARSERS`` at a time (one per
-        parser process: a big season pack does not hold back a movie)."""
+        """Every ``importing`` download that is due, one per worker process at a
+        time (a big season pack does not hold back a movie)."""
         batch: dict[tuple[Any, ...], Any] = {}  # TMDB's answers, shared by this batch
         due = [
             download
             for download in await self._store.tracking.list_in_states({State.IMPORTING})
             if clock.monotonic() >= self._not_before.get(download.id, 0.0)
         ]
-        gate = asyncio.Semaphore(PARSERS)
+        gate = asyncio.Semaphore(self._recognizer.parallel)
 
         async def one(download: Download) -> None:
             async with gate:
                 try:
                     await self.process(download, batch)
-                except Exception:  # one broken download must not hold back the others
-                    get_logger(download_id=download.id).exception("import.failed_unexpectedly")
-                    self._not_before[download.id] = clock.monotonic() + MAX_WAIT
+                    self._crashes.pop(download.id, None)
+                except Exception as error:  # one broken download must not hold back the others
+                    await self._crashed(download, error)
 
         await asyncio.gather(*(one(download) for download in due))
         await self._refresh_jellyfin([])
@@ -147,6 +150,25 @@ class Importer:
         else:
             await self._store.recognitions.set_status(recognition.id, "waiting", reason)
         log.warning("import.waiting", reason=str(error), attempt=failures)
+
+    async def _crashed(self, download: Download, error: Exception) -> None:
+        """Try again soon; the ``UNEXPECTED_TRIES``-th time, undo and fail with the
+        error as the reason (announced like every failure), never loop silently."""
+        log = get_logger(download_id=download.id)
+        crashes = self._crashes.get(download.id, 0) + 1
+        log.exception("import.failed_unexpectedly", attempt=crashes)
+        if crashes < UNEXPECTED_TRIES:
+            self._crashes[download.id] = crashes
+            self._not_before[download.id] = clock.monotonic() + 2.0 * 2 ** (crashes - 1)
+            return
+        self._crashes.pop(download.id, None)
+        self._not_before.pop(download.id, None)
+        detail = f"{type(error).__name__}: {error}"[:300]
+        why = Reason("import.error", {"detail": detail}).dumps()
+        try:
+            await self._abandon(download, State.FAILED, why, log)
+        except Exception:  # even undoing fails (the store?): the next tick tries again
+            log.exception("import.abandon_failed")
 
     async def _lay_out(
         self,
@@ -307,7 +329,11 @@ def _recognized(file: StoredFile) -> RecognizedFile:
 
 
 def _title(chosen: StoredCandidate) -> Title:
-    tmdb_id = int(chosen.provider_id) if chosen.provider == "tmdb" and chosen.provider_id else None
+    tmdb_id = None
+    if chosen.provider == "tmdb":
+        tmdb_id = parse_tmdb_id(chosen.provider_id)
+        if tmdb_id is None:  # stored before ids were checked on the way in
+            raise ValueError(f"not a TMDB id: {chosen.provider_id!r}"[:80])
     if chosen.kind == "series":
         return Title(kind="series", title=chosen.title, year=chosen.year, tmdb_id=tmdb_id)
     return Title(kind="movie", title=chosen.title, year=chosen.year, tmdb_id=tmdb_id)

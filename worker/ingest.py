@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from core.errors import InvalidInputError
 from core.magnet import parse_magnet
 from core.models import Download, NewDownload
-from core.torrent_file import parse_torrent_file
+from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON, parse_torrent_file
 from jellybit.logs import for_download, get_logger
 from store import Store
 from worker.adder import TorrentAdder
+from worker.cpu import CpuPool
 
 
 @dataclass(frozen=True)
@@ -47,10 +48,13 @@ IngestResult = Created | Duplicate | Rejected
 
 
 class Ingest:
-    def __init__(self, store: Store, adder: TorrentAdder, wake_poller: Callable[[], None]) -> None:
+    def __init__(
+        self, store: Store, adder: TorrentAdder, wake_poller: Callable[[], None], cpu: CpuPool
+    ) -> None:
         self._store = store
         self._adder = adder
         self._wake_poller = wake_poller
+        self._cpu = cpu
 
     async def magnet(self, text: str, *, source: str, chat_id: int | None = None) -> IngestResult:
         try:
@@ -64,13 +68,15 @@ class Ingest:
     async def torrent_file(
         self, data: bytes, *, source: str, chat_id: int | None = None
     ) -> IngestResult:
+        if len(data) > MAX_TORRENT_BYTES:  # before it is copied to a worker process
+            return Rejected(TOO_LARGE_REASON)
         try:
-            torrent = parse_torrent_file(data)
+            torrent = await self._cpu.run(parse_torrent_file, data)
         except InvalidInputError as error:
             get_logger().info("ingest.rejected", source=source, reason=str(error))
             return Rejected(str(error))
         new = NewDownload(name=torrent.name, source=source, source_ref="", chat_id=chat_id)
-        return await self._create_and_add(new, torrent.infohashes, torrent.data)
+        return await self._create_and_add(new, torrent.infohashes, data)
 
     async def _create_and_add(
         self, new: NewDownload, hashes: tuple[str, ...], torrent_file: bytes | None

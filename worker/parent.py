@@ -1,4 +1,4 @@
-"""Run in a child process of jellybit: end it when jellybit is gone.
+"""Run in a child process of jellybit: yield the CPU to it, end when it is gone.
 
 Kept apart and light on imports: a spawned process imports this module before
 it runs anything, so it must not pull in the store or the HTTP clients.
@@ -9,12 +9,16 @@ import threading
 import time
 
 PARENT_CHECK = 1.0  # seconds between two looks at the parent
+# Below jellybit's own process: on a busy machine the loop that answers people
+# gets a core before a long parse does.
+NICENESS = 5
 
 
 def exit_with_parent(parent: int) -> None:
-    """A ``ProcessPoolExecutor`` initializer: exit as soon as ``parent`` is no
-    longer this process's parent (killed by SIGKILL or the OOM killer, which
-    never shut the pool down)."""
+    """A ``ProcessPoolExecutor`` initializer: run at a lower priority, and exit as
+    soon as ``parent`` is no longer this process's parent (killed by SIGKILL or
+    the OOM killer, which never shut the pool down)."""
+    os.nice(NICENESS)
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -1,19 +1,16 @@
 """Recognition: from a complete torrent to a recognition with weighed candidates.
 
-Files come from qBittorrent; names are parsed in worker PROCESSES (guessit is
-CPU-bound, and in a thread its long regular-expression calls hold the GIL: the loop
-lagged ~90 ms during a 200-file season; bench/import_bench.py); the small text
+Files come from qBittorrent; names are parsed in the worker processes of
+``worker.cpu`` (in a thread guessit held the GIL: the loop lagged ~90 ms during a
+200-file season; bench/import_bench.py); the small text
 files of the torrent (``.nfo``) and the magnet's ``dn`` are read for ids; hints and
 overrides win over parsing; the title is found and decided by
 ``worker.identify`` (TMDB, or with ``provider = "none"`` the parsed name).
 """
 
 import asyncio
-import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -29,31 +26,16 @@ from core.recognize import Recognized, RecognizedFile, TorrentFile
 from jellybit.logs import Logger
 from store import Store
 from store.recognition import StoredCandidate, StoredFile, StoredRecognition
+from worker.cpu import CpuPool
 from worker.identify import Lookup, Source, identify_download, parse_source
 from worker.layout import LayoutError, resolve_source
-from worker.parent import exit_with_parent
 from worker.poller import Poller
 from worker.qbt import QbtClient
 from worker.tmdb import TmdbClient
 
-PARSERS = 2  # both cores: two downloads are parsed at once
 TEXT_EXTENSIONS = frozenset({"nfo", "txt"})
 MAX_TEXT_BYTES = 256 * 1024  # an .nfo is a few KiB; more is not an .nfo
 MAX_TEXTS = 4
-
-
-def parser_pool() -> ProcessPoolExecutor:
-    """The processes that run guessit. Spawned, not forked: the parent has threads
-    (SQLite, qBittorrent) mid-call. They end by themselves when jellybit dies
-    without shutting them down (SIGKILL, OOM): each holds both ends of its own task
-    pipe, so it would otherwise wait for work forever, and keep the resource
-    tracker alive with it."""
-    return ProcessPoolExecutor(
-        max_workers=PARSERS,
-        mp_context=get_context("spawn"),
-        initializer=exit_with_parent,
-        initargs=(os.getpid(),),
-    )
 
 
 @dataclass(frozen=True)
@@ -70,22 +52,21 @@ class Recognizer:
         poller: Poller,
         settings: MetadataSettings,
         tmdb: TmdbClient | None,
+        cpu: CpuPool,
     ) -> None:
         self._store = store
         self._qbt = qbt
         self._poller = poller
         self._settings = settings
         self._tmdb = tmdb if tmdb is not None and tmdb.enabled else None
-        self._parser = parser_pool()
-
-    async def close(self) -> None:
-        await asyncio.to_thread(self._parser.shutdown, wait=True, cancel_futures=True)
+        self._cpu = cpu
+        self.parallel = cpu.workers  # downloads worth recognizing at once
 
     async def warm(self) -> None:
         """Start the parser processes and load the parsers in them now, not with the
         first download (spawning and importing guessit takes a second or so)."""
         sample = Source("Warm.Up.S01E01.1080p", (TorrentFile("Warm.Up.S01E01.mkv", 1),))
-        await asyncio.gather(*(self._parse(sample, None) for _ in range(PARSERS)))
+        await asyncio.gather(*(self._parse(sample, None) for _ in range(self._cpu.workers)))
 
     async def recognize(
         self, download: Download, log: Logger, cache: dict[tuple[Any, ...], Any] | None = None
@@ -165,8 +146,7 @@ class Recognizer:
         )
 
     async def _parse(self, source: Source, kind: MediaKind | None) -> Recognized:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._parser, parse_source, source, kind)
+        return await self._cpu.run(parse_source, source, kind)
 
     async def _files(self, download: Download) -> list[TorrentFile]:
         found = await self._poller.find_torrent(download.hash_values())

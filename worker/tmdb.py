@@ -26,6 +26,7 @@ from core import clock
 from core.config import MetadataSettings
 from core.errors import AuthFailedError, RejectedError, UnreachableError
 from core.evidence import Candidate, MediaKind, Season
+from core.numbers import ascii_int
 from jellybit.logs import Logger, external_call, get_logger
 
 SYSTEM = "tmdb"
@@ -205,8 +206,8 @@ def parse_tmdb_id(value: object) -> int | None:
         return None
     if isinstance(value, int):
         return value if 0 < value < 10**10 else None
-    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 10:
-        return int(value) or None
+    if isinstance(value, str):
+        return ascii_int(value, 10) or None
     return None
 
 

@@ -4,12 +4,20 @@ The id in the callback data is parsed before the store is touched. An unknown
 or malformed payload, a legacy numeric id, an unknown download, or an action
 that no longer fits the state is answered "this button is outdated" and the
 message is refreshed to the current state: never silence, never a traceback.
+
+A press is answered at once: an action that takes longer than ``ANSWER_WITHIN``
+(qBittorrent slow or frozen) is answered "working on it" and goes on; its outcome
+then shows in the message, and a refusal is said in the chat.
 """
 
+import asyncio
+
 from aiogram import Router
+from aiogram.exceptions import TelegramAPIError
 from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import Action, DownloadAction
+from bot.inbox import Turn
 from bot.keyboards import RETRYABLE
 from bot.texts import outdated_text
 from bot.views import Views
@@ -26,7 +34,10 @@ from core.states import ACTIVE, State
 from jellybit.i18n import Texts
 from jellybit.logs import for_download, get_logger
 from store import Store
+from store.inbox import Reply
 from worker.engine import Engine
+
+ANSWER_WITHIN = 1.5  # seconds: Telegram wants an answer soon, the person even sooner
 
 
 def router() -> Router:
@@ -43,6 +54,7 @@ async def on_download_action(
     store: Store,
     engine: Engine,
     views: Views,
+    turn: Turn,
 ) -> None:
     download_id = parse_id(callback_data.id)
     download = None if download_id is None else await store.downloads.find_download(download_id)
@@ -54,23 +66,41 @@ async def on_download_action(
         return
     log = for_download(download.id)
     log.info("telegram.button", action=callback_data.action)
+    acting = asyncio.ensure_future(_outcome(callback_data.action, download, tx, store, engine))
+    done, _ = await asyncio.wait({acting}, timeout=ANSWER_WITHIN)
+    if not done:
+        await query.answer(tx.plain("Working on it: the message will show how it went."))
+        answer = await acting
+        if answer is not None and isinstance(query.message, Message):
+            await turn.reply(Reply(answer, reply_to=query.message.message_id))
+        await _refresh(query, tx, store, views, download.id)
+        return
+    answer = acting.result()
+    if answer is None:  # the action no longer fits
+        await _outdated(query, tx, store, views, await store.downloads.find_download(download.id))
+        return
+    await query.answer(answer, show_alert=len(answer) > 60)
+    await _refresh(query, tx, store, views, download.id)
+
+
+async def _outcome(
+    action: str, download: Download, tx: Texts, store: Store, engine: Engine
+) -> str | None:
+    """What to tell the person about the action; None: it no longer fits the state."""
     try:
-        answer = await _act(callback_data.action, download, tx, engine)
+        return await _act(action, download, tx, engine)
     except InfohashTakenError as error:
         owner = await store.downloads.find_download(error.owner_id)
         name = owner.name if owner is not None else error.owner_id
-        answer = tx.plain(
-            "Refused: the active download {name} ({id}) has the same torrent."
-        ).format(name=name, id=error.owner_id)
+        return tx.plain("Refused: the active download {name} ({id}) has the same torrent.").format(
+            name=name, id=error.owner_id
+        )
     except InvalidTransitionError:
-        await _outdated(query, tx, store, views, await store.downloads.find_download(download.id))
-        return
+        return None
     except UnreachableError:
-        answer = tx.plain("qBittorrent is not answering; nothing changed. Try again later.")
+        return tx.plain("qBittorrent is not answering; nothing changed. Try again later.")
     except (RejectedError, ExternalError) as error:
-        answer = tx.plain("qBittorrent refused: {reason}").format(reason=error.detail)
-    await query.answer(answer, show_alert=len(answer) > 60)
-    await _refresh(query, tx, store, views, download.id)
+        return tx.plain("qBittorrent refused: {reason}").format(reason=error.detail)
 
 
 def _fits(action: str, download: Download) -> bool:
@@ -122,6 +152,9 @@ async def _refresh(
     download = await store.downloads.find_download(download_id)
     if not isinstance(message, Message) or download is None:
         return
-    await views.show_current(
-        tx, message.chat.id, message.message_id, query.from_user.id, download, shown=None
-    )
+    try:
+        await views.show_current(
+            tx, message.chat.id, message.message_id, query.from_user.id, download, shown=None
+        )
+    except TelegramAPIError as error:  # the status updater shows it later
+        for_download(download.id).info("telegram.refresh_later", reason=str(error))

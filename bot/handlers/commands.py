@@ -2,8 +2,10 @@
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject, CommandStart
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
+from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 
+from bot.callbacks import ListPage
+from bot.inbox import Turn
 from bot.links import Links
 from bot.texts import display_name, help_text, list_text, not_found_text
 from bot.views import Views
@@ -13,8 +15,10 @@ from core.states import ACTIVE
 from jellybit.i18n import Texts
 from jellybit.logs import for_download
 from store import Store
+from store.inbox import Reply
 
-LIST_LIMIT = 20
+PAGE = 10  # downloads a /list message shows; "More" shows the next ones
+LIMIT = 1000  # downloads /list looks at, at most
 
 
 def router() -> Router:
@@ -23,24 +27,41 @@ def router() -> Router:
     commands.message.register(cmd_help, Command("help"))
     commands.message.register(cmd_list, Command("list"))
     commands.message.register(cmd_status, Command("status"))
+    commands.callback_query.register(on_list_page, ListPage.filter())
     return commands
 
 
-async def cmd_start(message: Message, tx: Texts) -> None:
-    await message.answer(
-        tx("Hello! I download what you send me into your Jellyfin library.")
-        + "\n\n"
-        + help_text(tx)
-    )
+async def cmd_start(message: Message, tx: Texts, turn: Turn) -> None:
+    text = tx("Hello! I download what you send me into your Jellyfin library.")
+    await turn.reply(Reply(text + "\n\n" + help_text(tx)))
 
 
-async def cmd_help(message: Message, tx: Texts) -> None:
-    await message.answer(help_text(tx))
+async def cmd_help(message: Message, tx: Texts, turn: Turn) -> None:
+    await turn.reply(Reply(help_text(tx)))
 
 
-async def cmd_list(message: Message, tx: Texts, store: Store, links: Links) -> None:
-    downloads = await store.downloads.list_downloads(states=ACTIVE, limit=LIST_LIMIT)
-    user_id = message.chat.id
+async def cmd_list(message: Message, tx: Texts, store: Store, links: Links, turn: Turn) -> None:
+    text, markup = await list_page(tx, store, links, message.chat.id, 0)
+    await turn.reply(Reply(text, markup.model_dump_json(exclude_none=True) if markup else None))
+
+
+async def on_list_page(
+    query: CallbackQuery, callback_data: ListPage, tx: Texts, store: Store, links: Links
+) -> None:
+    """ "More": the message shows the next page of the list."""
+    await query.answer()
+    text, markup = await list_page(tx, store, links, query.from_user.id, callback_data.page)
+    if isinstance(query.message, Message):
+        await query.message.edit_text(text, reply_markup=markup)
+
+
+async def list_page(
+    tx: Texts, store: Store, links: Links, user_id: int, page: int
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """One page of the active downloads, as a text and a button per download."""
+    downloads = await store.downloads.list_downloads(states=ACTIVE, limit=LIMIT)
+    start = max(0, page) * PAGE
+    shown = downloads[start : start + PAGE]
     now = clock.now_ms() // 1000
     rows = [
         [
@@ -48,19 +69,22 @@ async def cmd_list(message: Message, tx: Texts, store: Store, links: Links) -> N
                 text=f"{number}. {display_name(d)}"[:60], url=links.download(d.id, user_id, now)
             )
         ]
-        for number, d in enumerate(downloads, start=1)
+        for number, d in enumerate(shown, start=start + 1)
     ]
+    if start + PAGE < len(downloads):
+        more = ListPage(page=page + 1).pack()
+        rows.append([InlineKeyboardButton(text=tx.plain("More"), callback_data=more)])
     markup = InlineKeyboardMarkup(inline_keyboard=rows) if rows else None
-    await message.answer(list_text(tx, downloads), reply_markup=markup)
+    return list_text(tx, shown, first=start + 1, total=len(downloads)), markup
 
 
 async def cmd_status(
-    message: Message, command: CommandObject, tx: Texts, store: Store, views: Views
+    message: Message, command: CommandObject, tx: Texts, store: Store, views: Views, turn: Turn
 ) -> None:
     download_id = parse_id((command.args or "").strip())  # any case; garbage: no query
     download = None if download_id is None else await store.downloads.find_download(download_id)
     if download is None:
-        await message.answer(not_found_text(tx))
+        await turn.reply(Reply(not_found_text(tx)))
         return
     for_download(download.id).info("telegram.status_requested")
-    await views.send_status(tx, message.chat.id, message.chat.id, download, role="reply")
+    await turn.reply(views.status_reply(tx, message.chat.id, download, role="reply"))

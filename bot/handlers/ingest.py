@@ -1,8 +1,14 @@
-"""Magnets in texts, .torrent documents, and hints by reply."""
+"""Magnets in texts, .torrent documents, and hints by reply.
+
+A message with several magnets is handled one magnet a step (``Turn.step``): the
+magnet is ingested, its reply queued and the step recorded together, so after a
+crash or an error the message resumes at the first magnet not yet answered.
+"""
 
 from aiogram import Bot, F, Router
 from aiogram.types import Message
 
+from bot.inbox import Turn
 from bot.texts import (
     duplicate_text,
     hint_added_text,
@@ -11,11 +17,13 @@ from bot.texts import (
     rejected_text,
 )
 from bot.views import Views
+from core.ids import Id
 from core.magnet import find_magnets, remaining_text
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON
 from jellybit.i18n import Texts
 from jellybit.logs import for_download
 from store import Store
+from store.inbox import Reply
 from worker.engine import Engine
 from worker.ingest import Created, Duplicate, IngestResult, Rejected
 
@@ -29,78 +37,92 @@ def router() -> Router:
     return ingest
 
 
-async def on_text(message: Message, tx: Texts, store: Store, engine: Engine, views: Views) -> None:
+async def on_text(
+    message: Message, tx: Texts, store: Store, engine: Engine, views: Views, turn: Turn
+) -> None:
     text = message.text or ""
     magnets = find_magnets(text)
     if not magnets:
-        await _hint_or_help(message, tx, store, text)
+        await _hint_or_help(message, tx, store, text, turn)
         return
     hint = remaining_text(text)
-    for uri in magnets:
+    for number, uri in enumerate(magnets, start=1):
+        if number <= turn.done_steps:
+            continue  # answered before a crash or an error
         result = await engine.ingest.magnet(uri, source="telegram", chat_id=message.chat.id)
-        await _answer(message, tx, store, views, result, hint)
+        result = await _resumed(result, message, store)
+        reply, hinted = _answer(message, tx, views, result, hint)
+        await turn.step(number, [reply], hint=hinted, last=number == len(magnets))
 
 
 async def on_document(
-    message: Message, tx: Texts, store: Store, engine: Engine, views: Views, bot: Bot
+    message: Message, tx: Texts, store: Store, engine: Engine, views: Views, bot: Bot, turn: Turn
 ) -> None:
     document = message.document
     assert document is not None
     if document.file_size is not None and document.file_size > MAX_TORRENT_BYTES:
-        await message.reply(rejected_text(tx, TOO_LARGE_REASON))
+        await turn.reply(Reply(rejected_text(tx, TOO_LARGE_REASON), reply_to=message.message_id))
         return
     data = await bot.download(document, timeout=DOWNLOAD_TIMEOUT)
     assert data is not None
     result = await engine.ingest.torrent_file(
         data.read(), source="telegram", chat_id=message.chat.id
     )
-    await _answer(message, tx, store, views, result, remaining_text(message.caption or ""))
+    result = await _resumed(result, message, store)
+    reply, hinted = _answer(message, tx, views, result, remaining_text(message.caption or ""))
+    await turn.step(turn.done_steps + 1, [reply], hint=hinted, last=True)
 
 
-async def _answer(
-    message: Message, tx: Texts, store: Store, views: Views, result: IngestResult, hint: str
-) -> None:
-    chat, user = message.chat.id, message.chat.id
+def _answer(
+    message: Message, tx: Texts, views: Views, result: IngestResult, hint: str
+) -> tuple[Reply, tuple[Id, str] | None]:
+    """The reply to one magnet or file, and the hint to store with it."""
+    user, reply_to = message.chat.id, message.message_id
     if isinstance(result, Rejected):
+        text = rejected_text(tx, result.reason)
         if result.download is None:
-            await message.reply(rejected_text(tx, result.reason))
-        else:  # qBittorrent refused it: the failed download offers Retry
-            text = rejected_text(tx, result.reason)
-            await views.send_status(
-                tx,
-                chat,
-                user,
-                result.download,
-                reply_to=message.message_id,
-                text=text,
-                role="reply",
-            )
-        return
+            return Reply(text, reply_to=reply_to), None
+        # qBittorrent refused it: the failed download offers Retry.
+        return views.status_reply(
+            tx, user, result.download, reply_to=reply_to, text=text, role="reply"
+        ), None
     download = result.download
+    hinted = (download.id, hint) if hint else None
     if hint:
-        await store.telegram.add_hint(download.id, hint)
         for_download(download.id).info("download.hint_added", hint=hint)
     if isinstance(result, Duplicate):
         text = duplicate_text(tx, download)
-        await views.send_status(
-            tx, chat, user, download, reply_to=message.message_id, text=text, role="reply"
-        )
-        return
-    assert isinstance(result, Created)
-    initial = queued_text(tx, download) if result.queued else None
-    await views.send_status(tx, chat, user, download, reply_to=message.message_id, text=initial)
+        return views.status_reply(
+            tx, user, download, reply_to=reply_to, text=text, role="reply"
+        ), hinted
+    queued = isinstance(result, Created) and result.queued
+    initial = queued_text(tx, download) if queued else None
+    return views.status_reply(tx, user, download, reply_to=reply_to, text=initial), hinted
 
 
-async def _hint_or_help(message: Message, tx: Texts, store: Store, text: str) -> None:
+async def _resumed(result: IngestResult, message: Message, store: Store) -> IngestResult:
+    """A duplicate of a download this chat sent and was never answered about: this
+    very update made it (ingested, then jellybit stopped before the reply was queued),
+    so its answer is "accepted", not "already here"."""
+    if (
+        isinstance(result, Duplicate)
+        and result.download.chat_id == message.chat.id
+        and not await store.telegram.answered(result.download.id)
+    ):
+        return Created(result.download)
+    return result
+
+
+async def _hint_or_help(message: Message, tx: Texts, store: Store, text: str, turn: Turn) -> None:
     """A reply to the bot's message about a download adds a hint to it."""
     replied = message.reply_to_message
     if replied is not None:  # only the bot's own messages are remembered
         download_id = await store.telegram.download_of_message(message.chat.id, replied.message_id)
         hint = text.strip()
         if download_id is not None and hint:
-            await store.telegram.add_hint(download_id, hint)
             for_download(download_id).info("download.hint_added", hint=hint)
             download = await store.downloads.get_download(download_id)
-            await message.reply(hint_added_text(tx, download, hint))
+            reply = Reply(hint_added_text(tx, download, hint), reply_to=message.message_id)
+            await turn.step(turn.done_steps + 1, [reply], hint=(download_id, hint), last=True)
             return
-    await message.reply(no_magnet_text(tx))
+    await turn.reply(Reply(no_magnet_text(tx), reply_to=message.message_id))

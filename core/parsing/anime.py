@@ -14,6 +14,8 @@ from typing import Any
 
 import anitopy
 
+from core.numbers import ascii_int
+
 # A leading "[Group]", a CRC "[ABCD1234]", or an absolute number after " - ".
 _SHAPE = re.compile(
     r"^\s*[\[【][^\]】]+[\]】]|\[[0-9A-Fa-f]{8}\]|\s-\s\d{1,4}(?:\.5)?(?:v\d)?(?=[\s\[(.]|$)"
@@ -76,7 +78,7 @@ def _text(value: object) -> str | None:
 
 def _number(value: object) -> int | None:
     text = _text(value)
-    return int(text) if text is not None and text.isascii() and text.isdigit() else None
+    return None if text is None else ascii_int(text, 6)
 
 
 def _episodes(value: object) -> tuple[int, ...]:

@@ -81,7 +81,7 @@ POOL: list[tuple[str, list[str] | None, int, int | None]] = [
 @dataclass
 class Sent:
     message: Message
-    torrent: MadeTorrent
+    torrents: list[MadeTorrent]  # a message may carry several magnets
 
 
 def make_pool(root: Path, seeder: QbtInstance) -> list[MadeTorrent]:
@@ -134,10 +134,7 @@ async def test_sigkill_at_random_moments_loses_doubles_and_half_applies_nothing(
         try:
             for _ in range(iterations):
                 if rng.random() < 0.2:  # sent while jellybit is down: handled at the start
-                    torrent = rng.choice(pool)
-                    sent.append(
-                        Sent(await alice.send_text(magnet_for(torrent, peer=peer)), torrent)
-                    )
+                    sent.append(await send_magnets(alice, rng, pool, peer))
                 await jellybit.start()
                 if rng.random() < 0.15:  # killed while starting up
                     await asyncio.sleep(rng.uniform(0.0, 1.0))
@@ -145,9 +142,7 @@ async def test_sigkill_at_random_moments_loses_doubles_and_half_applies_nothing(
                     startups.append(await jellybit.wait_healthy())
                     for _ in range(rng.randint(0, 3)):
                         await asyncio.sleep(rng.uniform(0.0, 0.3))
-                        torrent = rng.choice(pool)
-                        message = await alice.send_text(magnet_for(torrent, peer=peer))
-                        sent.append(Sent(message, torrent))
+                        sent.append(await send_magnets(alice, rng, pool, peer))
                     if rng.random() < 0.3:  # aim at a batch: kill as soon as one is planned
                         await until_planned(config.database, within=2.5)
                     else:
@@ -179,6 +174,15 @@ async def test_sigkill_at_random_moments_loses_doubles_and_half_applies_nothing(
         )
         assert orphans == set(), "processes of a killed jellybit are still running"
         check_invariants(config, qbt, tg, alice, sent, kills)
+
+
+async def send_magnets(
+    alice: FakeUser, rng: random.Random, pool: list[MadeTorrent], peer: str
+) -> Sent:
+    """One message with one magnet, or (a third of the time) two to four."""
+    torrents = rng.sample(pool, rng.randint(2, 4)) if rng.random() < 0.33 else [rng.choice(pool)]
+    text = "\n".join(magnet_for(torrent, peer=peer) for torrent in torrents)
+    return Sent(await alice.send_text(text), torrents)
 
 
 IMPORTING = "SELECT count(*) FROM download WHERE state = 'importing'"
@@ -223,9 +227,15 @@ async def settle(
                 f"SELECT count(*) FROM download WHERE state IN {UNSETTLED}"
             ).fetchone()[0]
             unsent = db.execute("SELECT count(*) FROM outbox WHERE sent_at IS NULL").fetchone()[0]
+            unhandled = db.execute(
+                "SELECT count(*) FROM inbox WHERE handled_at IS NULL"
+            ).fetchone()[0]
         pending = len(tg.pending_updates)
-        last = f"{moving} downloads moving, {unsent} notifications unsent, {pending} updates"
-        if moving == unsent == pending == 0:
+        last = (
+            f"{moving} downloads moving, {unsent} notifications unsent, {pending} updates "
+            f"at Telegram, {unhandled} in the inbox"
+        )
+        if moving == unsent == pending == unhandled == 0:
             return clock.monotonic() - began
         await asyncio.sleep(0.5)
     raise AssertionError(f"not settled within {within} s: {last}\n{jellybit.log_tail()}")
@@ -275,7 +285,7 @@ def check_invariants(
 
     # Every magnet sent is a download (an update is acknowledged only once handled).
     known = set().union(*hashes.values())
-    lost = [s.torrent.name for s in sent if not hashes_of(s.torrent) & known]
+    lost = [t.name for s in sent for t in s.torrents if not hashes_of(t) & known]
     assert not lost, f"magnets sent but never ingested: {lost}"
 
     # Every accepted magnet is in qBittorrent, or terminal with a reason.
@@ -326,10 +336,10 @@ def check_invariants(
     # At most one status message per download.
     assert [row["download_id"] for row in status_rows if row["n"] > 1] == []
 
-    # Every notification was delivered exactly once: each outbox row became one
-    # message in the chat, and the chat has no other notification, except the one
-    # documented gap (docs/telegram.md, docs/resilience.md): a copy that Telegram
-    # accepted right before a SIGKILL, before jellybit could record it, is sent again.
+    # Every reply and notification was delivered exactly once: each outbox row became
+    # one message in the chat, and the chat has no other message from the bot, except
+    # the one documented gap (docs/resilience.md): a copy that Telegram accepted right
+    # before a SIGKILL, before jellybit could record it, is sent again.
     assert [
         row["id"] for row in outbox if row["sent_at"] is None or row["message_id"] is None
     ] == []
@@ -339,21 +349,33 @@ def check_invariants(
     accepted = [call.at for call in tg.calls_to("sendMessage") if call.status == 200]
     assert len(accepted) == len(messages)  # the k-th accepted sendMessage is the k-th message
     arrived = {m.message_id: at for m, at in zip(messages, accepted, strict=True)}
-    notifications = [m for m in messages if m.reply_to_message_id is None]
-    assert recorded.keys() <= {m.message_id for m in notifications}
-    unrecorded = [m for m in notifications if m.message_id not in recorded]
+    assert recorded.keys() <= {m.message_id for m in messages}
+    unrecorded = [m for m in messages if m.message_id not in recorded]
     in_the_gap = [
         m
         for m in unrecorded
         if any(0 <= kill - arrived[m.message_id] <= GAP for kill in kills)
         and any(
             r.text == m.text and r.message_id > m.message_id and r.message_id in recorded
-            for r in notifications
+            for r in messages
         )
     ]
-    assert unrecorded == in_the_gap, f"notifications sent more than once:\n{alice.render()}"
-    print(f"crash test: {len(in_the_gap)} notifications sent again after a kill in the gap")
-    announced = Counter((row["download_id"], row["kind"]) for row in outbox)
+    assert unrecorded == in_the_gap, f"messages sent more than once:\n{alice.render()}"
+    print(f"crash test: {len(in_the_gap)} messages sent again after a kill in the gap")
+
+    # Every magnet of every message was answered once (its twin in the gap aside).
+    twins = Counter(m.reply_to_message_id for m in in_the_gap)
+    for each in sent:
+        replies = [m for m in messages if m.reply_to_message_id == each.message.message_id]
+        expected_replies = len(each.torrents) + twins[each.message.message_id]
+        assert len(replies) == expected_replies, (
+            f"message {each.message.message_id} with {len(each.torrents)} magnets got "
+            f"{len(replies)} replies\n{alice.render()}"
+        )
+
+    announced = Counter(
+        (row["download_id"], row["kind"]) for row in outbox if row["kind"] != "reply"
+    )
     assert [key for key, n in announced.items() if n > 1] == []
     expected = {(d, "done") for d in done} | {
         (d, "review") for d, row in downloads.items() if row["state"] == "review"
@@ -370,10 +392,10 @@ async def test_a_magnet_is_not_lost_when_jellybit_dies_right_after_confirming_it
     qbt: QbtInstance, fork_server: ForkServer, tmp_path: Path, mode: str
 ) -> None:
     """jellybit confirms an update to Telegram (polling: the next getUpdates'
-    offset; webhook: the answer to the POST) only once it has handled it: killed
-    at that moment, the magnet is already a download. (aiogram's defaults handle
-    updates in the background and confirm them at once; a crash in between lost
-    the message.)"""
+    offset; webhook: the answer to the POST) only once it is stored in the inbox:
+    killed at that moment, the magnet becomes a download after the restart.
+    (aiogram's defaults handle updates in the background and confirm them at
+    once; a crash in between lost the message.)"""
     async with FakeTelegram() as tg:
         alice = tg.user(ALICE, language_code="en")
         config = JellybitConfig(

@@ -55,9 +55,11 @@ class Running:
         qbt: QbtInstance,
         path: Path,
         mode: str = "polling",
+        allowed_users: tuple[int, ...] = (ALICE,),
         **engine_args: Any,
     ) -> None:
         self.tg, self.qbt, self.path, self.mode = tg, qbt, path, mode
+        self.allowed_users = allowed_users
         self.engine_args = engine_args
         self.stop = asyncio.Event()
         self.tasks: list[asyncio.Task[None]] = []
@@ -75,7 +77,7 @@ class Running:
         )
         settings = TelegramSettings(
             token=self.tg.token,
-            allowed_users=(ALICE,),
+            allowed_users=self.allowed_users,
             api_base=self.tg.base_url,
             mode="webhook" if self.mode == "webhook" else "polling",
         )

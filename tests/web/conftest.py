@@ -58,11 +58,7 @@ def token(user: int = USER, at: int | None = None, secret: bytes = SECRET) -> st
 
 
 async def close_engine(engine: Engine) -> None:
-    await engine.qbt.close()
-    await engine.importer.close()
-    await engine.jellyfin.close()
-    if engine.tmdb is not None:
-        await engine.tmdb.close()
+    await engine.close()
 
 
 @pytest.fixture

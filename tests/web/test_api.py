@@ -83,9 +83,7 @@ async def running_api(tmp_path: Path, token: str) -> AsyncIterator[Api]:
         yield Api(client, store, engine)
     finally:
         await client.close()
-        await engine.qbt.close()
-        await engine.importer.close()
-        await engine.jellyfin.close()
+        await engine.close()
         await store.close()
 
 

@@ -3,16 +3,19 @@
 A real migrated store and a real engine; qBittorrent is unreachable, which
 the pages must report, not hide."""
 
+import logging
 import re
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 import jinja2
 import pytest
 from babel.messages.pofile import read_po
+from structlog.testing import capture_logs
 
 from core import clock
 from core.evidence import Evidence
@@ -176,6 +179,36 @@ async def test_a_bad_link_token_is_401(anonymous: Client, bad_token: object) -> 
     assert response.status == 401
     assert auth.SESSION_COOKIE not in response.cookies
     assert "Open the link from the bot again" in await response.text()
+
+
+HOSTILE_TOKENS = [
+    pytest.param("\u00b2.1.x", id="superscript-digit"),
+    pytest.param("\u0663.99999999999.x", id="arabic-indic-digit"),
+    pytest.param("9" * 5000 + ".99999999999.x", id="5000-digit-user"),
+    pytest.param("111." + "9" * 5000 + ".x", id="5000-digit-expiry"),
+    pytest.param("111.99999999999.\u00e9\u00e9", id="non-ascii-mac"),
+    pytest.param("111.99999999999." + "x" * 4000, id="long-mac"),
+    pytest.param("1.2.3.4", id="four-parts"),
+]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE_TOKENS)
+async def test_a_hostile_token_or_cookie_is_401_without_an_error(
+    anonymous: Client, hostile: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with capture_logs() as logs:
+        by_link = await anonymous.get("/", params={"t": hostile}, allow_redirects=False)
+        anonymous.session.cookie_jar.update_cookies({auth.SESSION_COOKIE: quote(hostile)})
+        by_cookie = await anonymous.get("/", allow_redirects=False)
+        by_header = await anonymous.get(
+            "/",
+            headers={"Cookie": f"{auth.SESSION_COOKIE}={hostile}"},
+            allow_redirects=False,
+        )
+    assert [by_link.status, by_cookie.status, by_header.status] == [401, 401, 401]
+    assert auth.SESSION_COOKIE not in by_link.cookies
+    assert not [entry for entry in logs if entry["log_level"] in ("error", "critical")]
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
 
 
 async def test_an_old_link_opens_for_someone_signed_in(client: Client) -> None:
@@ -525,6 +558,24 @@ async def test_search_by_hand_and_pick_a_result(
     assert (chosen.provider_id, chosen.year) == ("335984", 2017)
     assert len(recognition.candidates) == 3  # the two found before are kept
     assert recognition.files[0].path == "Dune/Dune.mkv"
+
+
+async def test_hostile_numbers_in_the_search_forms_change_nothing(
+    store: Store, make_client: MakeClient, tmdb_engine: Engine
+) -> None:
+    client = await make_client(settings_for(USER), tmdb_engine)
+    await sign_in(client)
+    download = await new_download(store, "Dune.1080p", state=State.REVIEW)
+    review = f"/review/{download.id}"
+    for year in ("\u00b2\u00b2\u00b2\u00b2", "9" * 5000, "20x1"):
+        page = await client.get(review, params={"search": "Dune", "kind": "movie", "year": year})
+        assert page.status == 200
+    csrf = await csrf_of(client, review)
+    for tmdb_id in ("\u00b2", "12abc", "9" * 5000, "0", "-1"):
+        form = {"csrf": csrf, "kind": "movie", "tmdb_id": tmdb_id}
+        page = await client.post(f"{review}/search-pick", data=form)
+        assert page.url.query.get("error") == "invalid_input", tmdb_id
+    assert (await store.downloads.get_download(download.id)).state == State.REVIEW
 
 
 async def test_a_pick_by_hand_needs_search_on(store: Store, client: Client) -> None:

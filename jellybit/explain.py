@@ -54,6 +54,9 @@ def reason_text(tx: Texts, reason: Reason | None) -> str:
             "The episode of {file} is unknown: it is not placed under a guess."
         ).format(file=params.get("file", "")),
         "picked": lambda: tx.plain("Picked by you."),
+        "import.error": lambda: tx.plain(
+            "It could not be put in the library ({detail}). Fix that, then press Retry."
+        ).format(detail=params.get("detail", "")),
         "waiting": lambda: tx.plain("{system} did not answer ({detail}); retrying.").format(
             system=params.get("system", ""), detail=params.get("detail", "")
         ),

@@ -1,0 +1,250 @@
+"""The front door never drops or stalls: the inbox, the outbox and their bounds, with
+the fake Bot API injecting faults and a real qbittorrent-nox (frozen, for some)."""
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import secrets
+import signal
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, MutableMapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastbencode import bencode  # type: ignore[attr-defined]  # no __all__
+from structlog.testing import capture_logs
+
+from core.config import MetadataSettings
+from sandbox.botapi import FakeTelegram, FakeUser, Message
+from sandbox.qbittorrent import QbtInstance
+from store.migrate import migrate
+from tests.integration.conftest import eventually
+from tests.integration.test_downloads import new_torrent
+from tests.integration.test_telegram import ALICE, Running, dead_magnet, reply_to
+from tests.support.tmdb import FakeTmdb
+from tests.support.torrents import magnet_for
+from tests.support.torrents import seeder_peer as peer_of
+
+BOB = 222_222_222
+WITHIN = 2.0  # seconds: an answer from a bot that is not deaf
+
+
+@pytest.fixture
+async def tg() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def running(tg: FakeTelegram, qbt: QbtInstance, tmp_path: Path) -> AsyncIterator[Running]:
+    path = tmp_path / "jellybit.db"
+    migrate(path)
+    run = Running(tg, qbt, path, allowed_users=(ALICE, BOB))
+    await run.start()
+    yield run
+    await run.halt()
+
+
+async def answered_within(user: FakeUser, sent: Message, seconds: float) -> Message:
+    started = time.monotonic()
+    answer = await user.wait_for(reply_or_after(sent), timeout=10)
+    assert time.monotonic() - started <= seconds, (
+        f"answered after {time.monotonic() - started:.1f} s"
+    )
+    return answer
+
+
+class Lag:
+    worst = 0.0
+
+
+@contextlib.contextmanager
+def loop_lag(every: float = 0.005) -> Iterator[Lag]:
+    """The longest the running loop took to come back to a task that sleeps ``every``."""
+    lag = Lag()
+
+    async def probe() -> None:
+        while True:
+            started = time.monotonic()
+            await asyncio.sleep(every)
+            lag.worst = max(lag.worst, time.monotonic() - started - every)
+
+    task = asyncio.get_running_loop().create_task(probe())
+    try:
+        yield lag
+    finally:
+        task.cancel()
+
+
+def reply_or_after(sent: Message) -> Callable[[Message], bool]:
+    return lambda m: m.from_bot and m.message_id > sent.message_id
+
+
+@pytest.mark.parametrize(("status", "times"), [(502, 1), (429, 4)])
+async def test_a_telegram_error_on_a_reply_loses_no_magnet(
+    running: Running, tg: FakeTelegram, status: int, times: int
+) -> None:
+    alice = tg.user(ALICE, language_code="en")
+    magnets = [dead_magnet(f"Movie.{n}.2021") for n in range(5)]
+    sent = await alice.send_text("\n".join(magnets))
+    await alice.wait_for(reply_to(sent))  # the first reply went out
+    tg.fail_next(
+        "sendMessage", status=status, times=times, retry_after=1 if status == 429 else None
+    )
+    await eventually(lambda: _replies(alice, sent, 5), within=30, what="five replies")
+    downloads = await running.store.downloads.list_downloads()
+    assert sorted(d.name for d in downloads) == [f"Movie.{n}.2021" for n in range(5)]
+    replies = [m for m in alice.bot_messages() if m.reply_to_message_id == sent.message_id]
+    assert len(replies) == 5  # each once
+
+
+async def _replies(user: FakeUser, sent: Message, count: int) -> bool:
+    return (
+        len([m for m in user.bot_messages() if m.reply_to_message_id == sent.message_id]) >= count
+    )
+
+
+async def test_a_frozen_qbittorrent_does_not_make_the_bot_deaf(
+    running: Running, tg: FakeTelegram, qbt: QbtInstance
+) -> None:
+    alice, bob = tg.user(ALICE, language_code="en"), tg.user(BOB, language_code="en")
+    first = await bob.send_text(dead_magnet("Before.The.Freeze.2020"))
+    status = await bob.wait_for(reply_to(first))
+    assert qbt.pid is not None
+    os.kill(qbt.pid, signal.SIGSTOP)
+    try:
+        await alice.send_text(dead_magnet("Frozen.Out.2021"))  # waits for qBittorrent
+        await asyncio.sleep(0.3)
+        await answered_within(bob, await bob.send_text("/help"), WITHIN)
+        listing = await answered_within(bob, await bob.send_text("/list"), WITHIN)
+        assert "Before.The.Freeze.2020" in listing.text
+        started = time.monotonic()
+        answer = await bob.press(status, "Cancel")
+        assert time.monotonic() - started <= WITHIN
+        assert "Working on it" in (answer.text or "")
+    finally:
+        os.kill(qbt.pid, signal.SIGCONT)
+    await eventually(
+        lambda: _removed(running, "Before.The.Freeze.2020"), within=30, what="cancelled"
+    )
+
+
+async def test_a_hanging_tmdb_does_not_make_the_bot_deaf(
+    tg: FakeTelegram, qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    async with FakeTmdb() as tmdb:
+        tmdb.set_delay(60)  # every answer held longer than the client waits
+        metadata = MetadataSettings(tmdb_api_key=tmdb.api_key, tmdb_base=tmdb.base_url)
+        path = tmp_path / "jellybit.db"
+        migrate(path)
+        running = Running(tg, qbt, path, allowed_users=(ALICE, BOB), metadata=metadata)
+        await running.start()
+        try:
+            alice, bob = tg.user(ALICE, language_code="en"), tg.user(BOB, language_code="en")
+            first = await bob.send_text(dead_magnet("Waiting.For.Peers.2020"))
+            status = await bob.wait_for(reply_to(first))
+            made = new_torrent(tmp_path, seeder, "v1")
+            await alice.send_text(magnet_for(made, peer=peer_of(seeder)))
+            await eventually(lambda: _asked(tmdb), within=30, what="a TMDB call")
+            await answered_within(bob, await bob.send_text("/help"), WITHIN)
+            listing = await answered_within(bob, await bob.send_text("/list"), WITHIN)
+            assert "Waiting.For.Peers.2020" in listing.text
+            started = time.monotonic()
+            await bob.press(status, "Cancel")
+            assert time.monotonic() - started <= WITHIN
+            await eventually(
+                lambda: _removed(running, "Waiting.For.Peers.2020"), within=10, what="cancelled"
+            )
+        finally:
+            await running.halt()
+
+
+async def _asked(tmdb: FakeTmdb) -> bool:
+    return bool(tmdb.calls)
+
+
+async def _removed(running: Running, name: str) -> bool:
+    downloads = await running.store.downloads.list_downloads(name)
+    return bool(downloads) and downloads[0].state == "removed"
+
+
+async def test_a_long_retry_after_is_queued_not_slept_on(
+    running: Running, tg: FakeTelegram
+) -> None:
+    alice, bob = tg.user(ALICE, language_code="en"), tg.user(BOB, language_code="en")
+    tg.fail_next("sendMessage", status=429, retry_after=90, chat_id=ALICE)
+    with capture_logs() as logs:
+        held = await alice.send_text("/help")
+        await asyncio.sleep(0.5)
+        await answered_within(bob, await bob.send_text("/help"), WITHIN)
+        await eventually(
+            lambda: _logged(logs, "notification.delayed"), within=5, what="the delay logged"
+        )
+    delayed = next(e for e in logs if e["event"] == "notification.delayed")
+    assert delayed["retry_in_s"] == 91  # retry_after, and the second cut off the stored time
+    assert not [m for m in alice.bot_messages() if m.message_id > held.message_id]
+    async with running.store.db.write() as conn:  # time passes: the queued reply goes out
+        await conn.execute("UPDATE outbox SET next_attempt_at = '2000-01-01T00:00:00Z'")
+    await alice.wait_for(reply_or_after(held), timeout=5)
+
+
+async def _logged(logs: list[MutableMapping[str, Any]], event: str) -> bool:
+    return any(entry["event"] == event for entry in logs)
+
+
+async def test_the_longest_names_fit_every_message(running: Running, tg: FakeTelegram) -> None:
+    alice = tg.user(ALICE, language_code="ru")
+    long = "Очень.Длинное.Название." * 200  # 4 600 characters: a message holds 4 096
+    magnet = f"magnet:?xt=urn:btih:{secrets.token_hex(20)}&dn={long[:3900]}&x.pe=127.0.0.1:1"
+    sent = await alice.send_text(magnet)
+    status = await alice.wait_for(reply_to(sent))
+    assert "…" in status.text
+    for n in range(25):
+        await running.engine.ingest.magnet(
+            f"magnet:?xt=urn:btih:{secrets.token_hex(20)}&dn=Длинный.{n}.{'x' * 2000}",
+            source="telegram",
+            chat_id=ALICE,
+        )
+    listing = await alice.send_text("/list")
+    page = await alice.wait_for(reply_or_after(listing))
+    assert len(page.text) <= 4096
+    await alice.press(page, "Ещё")
+    await eventually(lambda: _edited(alice, page), within=5, what="the next page")
+    info = {b"name": ("Имя" * 34_000).encode(), b"length": 1, b"piece length": 16384}
+    info[b"pieces"] = hashlib.sha1(b"x").digest()
+    document = await alice.send_document("long.torrent", bencode({b"info": info}))
+    accepted = await alice.wait_for(reply_to(document))
+    assert "…" in accepted.text
+    hint = await alice.send_text("это " + "очень длинная подсказка " * 160, reply_to=status)
+    answer = await alice.wait_for(reply_to(hint))
+    assert len(answer.text) <= 4096
+    assert [m for m in alice.bot_messages() if len(m.text) > 4096] == []
+
+
+async def _edited(user: FakeUser, message: Message) -> bool:
+    return any(m.message_id == message.message_id and m.edits for m in user.bot_messages())
+
+
+async def test_a_torrent_of_250_000_files_is_refused_off_the_loop(
+    running: Running, tg: FakeTelegram
+) -> None:
+    """The largest .torrent a person may send (under 10 MiB) is decoded in a worker
+    process: the loop that answers everyone else does not stop for it."""
+    lengths = [1 + n % 7 for n in range(250_000)]
+    files = [{b"length": length, b"path": [b"%02d" % (n // 10_000), b"%06d.bin" % n]}
+             for n, length in enumerate(lengths)]  # fmt: skip
+    total = sum(lengths)
+    info = {b"files": files, b"name": b"Everything", b"piece length": 1 << 22}
+    info[b"pieces"] = b"\x01" * 20 * -(-total // (1 << 22))
+    data = bytes(bencode({b"info": info}))
+    assert 8_000_000 < len(data) < 10 * 1024 * 1024
+    alice, bob = tg.user(ALICE, language_code="en"), tg.user(BOB, language_code="en")
+    with loop_lag() as lag:
+        document = await alice.send_document("everything.torrent", data)
+        await answered_within(bob, await bob.send_text("/help"), WITHIN)
+        refusal = await alice.wait_for(reply_to(document), timeout=20)
+    assert "50 000 files" in refusal.text
+    assert lag.worst < 0.05, f"the loop stood still for {lag.worst * 1000:.0f} ms"
+    assert await running.store.downloads.list_downloads() == []

@@ -1,0 +1,56 @@
+"""An import that fails for a reason of jellybit's own ends as ``failed`` with
+that reason, announced, instead of being retried in silence forever."""
+
+import asyncio
+
+from core import clock
+from core.evidence import Evidence
+from core.ids import new_id
+from core.reasons import Reason
+from core.states import State
+from jellybit.explain import reason_text
+from jellybit.i18n import I18n
+from store import Store
+from store.recognition import StoredCandidate, StoredFile
+from tests.web.conftest import UNREACHABLE, close_engine, new_download
+from worker.engine import Engine
+from worker.importer import UNEXPECTED_TRIES
+
+
+async def test_a_stored_id_that_is_not_a_number_fails_with_a_reason(store: Store) -> None:
+    """A candidate stored before ids were checked on the way in ("12abc")."""
+    download = await new_download(store, "Dune.2021.1080p", state=State.IMPORTING)
+    picked = StoredCandidate(
+        id=new_id(), provider="tmdb", provider_id="12abc", kind="movie", title="Dune",
+        original_title=None, year=2021, overview=None, poster_path=None, popularity=1.0,
+        score=1.0, selected=True, evidence=Evidence("exact", "Dune", "exact"),
+    )  # fmt: skip
+    await store.recognitions.save(
+        download.id, kind="movie", title="Dune", year=2021, season=None, status="auto",
+        reason=Reason("picked").dumps(),
+        files=[StoredFile("Dune/Dune.mkv", "video", 4_000_000, None, (), None, ())],
+        candidates=[picked],
+    )  # fmt: skip
+    engine = Engine.build(store, UNREACHABLE)
+    try:
+        started = clock.monotonic()
+        while (await store.downloads.get_download(download.id)).state == State.IMPORTING:
+            assert clock.monotonic() - started < 20, "still importing: retried in silence"
+            await engine.importer.tick()
+            await asyncio.sleep(0.5)
+    finally:
+        await close_engine(engine)
+    assert (await store.downloads.get_download(download.id)).state == State.FAILED
+    last = (await store.downloads.list_transitions(download.id))[-1]
+    reason = Reason.loads(last.reason)
+    assert reason is not None
+    assert reason.code == "import.error"
+    assert "12abc" in str(reason.params["detail"])
+    ru = reason_text(I18n("ru").texts("ru"), reason)
+    assert "12abc" in ru
+    assert "Повторить" in ru
+    rows = await store.db.reader.execute_fetchall(
+        "SELECT kind FROM outbox WHERE download_id = :id", {"id": download.id}
+    )
+    assert [row[0] for row in rows] == ["failed"]
+    assert UNEXPECTED_TRIES > 1  # it was tried again before giving up
