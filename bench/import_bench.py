@@ -21,11 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from common.logs import configure_logging
 from core.config import LibrarySettings, MetadataSettings, QbittorrentSettings
 from core.parsing.guess import clear_cache
 from core.parsing.release import parse_release
 from core.states import State
-from jellybit.logs import configure_logging
 from sandbox.qbittorrent import QbtInstance, leecher_and_seeder
 from store import Store
 from store.migrate import migrate

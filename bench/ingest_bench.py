@@ -19,9 +19,9 @@ from pathlib import Path
 
 from bot.app import TelegramFrontDoor
 from bot.links import Links
+from common.i18n import I18n
+from common.logs import configure_logging
 from core.config import QbittorrentSettings, TelegramSettings
-from jellybit.i18n import I18n
-from jellybit.logs import configure_logging
 from sandbox.botapi import Call, FakeTelegram, FakeUser, Message
 from sandbox.qbittorrent import QbtInstance, leecher_and_seeder
 from store import Store

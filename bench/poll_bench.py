@@ -25,10 +25,10 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from common.logs import configure_logging
 from core.config import QbittorrentSettings
 from core.live import LiveMap, hashes_of
 from core.models import SnapshotChange
-from jellybit.logs import configure_logging
 from sandbox.qbittorrent import (
     QBITTORRENT5,
     QBITTORRENT5_ROOT,

@@ -23,12 +23,12 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
+from common.i18n import I18n
+from common.logs import configure_logging
 from core import clock
 from core.config import QbittorrentSettings, Settings, TelegramSettings, WebSettings
 from core.ids import Id, new_id
 from core.links import sign_user_token
-from jellybit.i18n import I18n
-from jellybit.logs import configure_logging
 from sandbox.qbittorrent import free_port
 from store import Store
 from store.migrate import migrate

@@ -31,9 +31,9 @@ from bot.notifier import Notifier
 from bot.sender import send
 from bot.status import StatusUpdater
 from bot.views import Views
+from common.i18n import I18n
+from common.logs import get_logger
 from core.config import TelegramSettings
-from jellybit.i18n import I18n
-from jellybit.logs import get_logger
 from store import Store
 from worker.engine import Engine
 from worker.pacing import sleep_until

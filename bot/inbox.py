@@ -24,10 +24,10 @@ from aiogram.types import Update, User
 from aiohttp import web
 
 from bot.texts import refusal_text, unhandled_text
+from common.i18n import I18n
+from common.logs import get_logger
 from core import clock
 from core.ids import Id
-from jellybit.i18n import I18n
-from jellybit.logs import get_logger
 from store import Store
 from store.inbox import KEEP_HANDLED_DAYS, Entry, Received, Reply
 from worker.pacing import sleep_until

@@ -4,10 +4,10 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import Action, DownloadAction
 from bot.links import Links
+from common.i18n import Texts
 from core import clock
 from core.models import Download
 from core.states import ACTIVE, State
-from jellybit.i18n import Texts
 
 RETRYABLE = frozenset({State.FAILED, State.STUCK, State.REMOVED})
 

@@ -8,8 +8,8 @@ import structlog
 from aiogram import BaseMiddleware
 from aiogram.types import CallbackQuery, Chat, Message, TelegramObject, Update, User
 
-from jellybit.i18n import I18n
-from jellybit.logs import get_logger
+from common.i18n import I18n
+from common.logs import get_logger
 from store import Store
 
 Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]

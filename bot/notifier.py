@@ -22,11 +22,11 @@ from aiogram.exceptions import (
 from bot.sender import send
 from bot.texts import notification_text, system_text
 from bot.views import Views
+from common.i18n import I18n
+from common.logs import get_logger
 from core import clock
 from core.models import Notification
 from core.notifications import REPLY, SYSTEM
-from jellybit.i18n import I18n
-from jellybit.logs import get_logger
 from store import Store
 from store.inbox import Reply
 from worker.pacing import sleep_until

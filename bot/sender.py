@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from aiogram.exceptions import TelegramBadRequest, TelegramRetryAfter
 
-from jellybit.logs import Logger, external_call, get_logger
+from common.logs import Logger, external_call, get_logger
 
 T = TypeVar("T")
 MAX_WAITS = 3

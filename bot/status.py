@@ -12,9 +12,9 @@ from datetime import timedelta
 from aiogram.exceptions import TelegramAPIError, TelegramRetryAfter
 
 from bot.views import Views
+from common.i18n import I18n
+from common.logs import for_download, get_logger
 from core import clock
-from jellybit.i18n import I18n
-from jellybit.logs import for_download, get_logger
 from store import Store
 from store.telegram import StatusMessage
 from worker.pacing import sleep_until

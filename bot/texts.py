@@ -3,12 +3,12 @@
 import html
 from collections.abc import Mapping
 
+from common.explain import reason_text
+from common.i18n import Texts, state_labels
 from core.models import Download
 from core.notifications import QBITTORRENT_DOWN
 from core.reasons import Reason
 from core.states import State
-from jellybit.explain import reason_text
-from jellybit.i18n import Texts, state_labels
 
 BAR_CELLS = 10
 

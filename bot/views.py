@@ -8,9 +8,9 @@ from bot.keyboards import download_keyboard
 from bot.links import Links
 from bot.sender import is_not_modified, send
 from bot.texts import status_text
+from common.i18n import Texts
+from common.logs import for_download
 from core.models import Download
-from jellybit.i18n import Texts
-from jellybit.logs import for_download
 from store import Store
 from store.inbox import Reply
 

@@ -10,9 +10,9 @@ from aiohttp import web
 
 from bot.app import TelegramFrontDoor
 from bot.links import Links
+from common.i18n import I18n
+from common.logs import get_logger
 from core.config import Settings
-from jellybit.i18n import I18n
-from jellybit.logs import get_logger
 from jellybit.secrets import web_secret
 from store import Store
 from web import api, pages

@@ -26,10 +26,10 @@ from aiogram.exceptions import (
 )
 
 from bot.app import WEBHOOK_PATH, make_bot
+from common.i18n import I18n, Texts
 from core.config import Settings
 from core.errors import AuthFailedError, ExternalError, RejectedError, UnreachableError
 from core.paths import map_remote_path
-from jellybit.i18n import I18n, Texts
 from store.migrate import available_migrations, current_version
 from worker.jellyfin import JellyfinClient
 from worker.layout import CrossDeviceError, filesystem_of

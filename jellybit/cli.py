@@ -8,9 +8,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from common.logs import configure_logging
 from core.config import ConfigError, Settings
 from jellybit.config_file import CONFIG_ENV, DEFAULT_CONFIG_NAME, load_settings
-from jellybit.logs import configure_logging
 from store.backup import BackupError, backup
 from store.migrate import MigrationError, available_migrations, current_version, migrate
 

@@ -19,9 +19,9 @@ import jinja2
 from aiohttp import web
 from markupsafe import Markup
 
+from common.i18n import Texts
 from core import clock
 from core.links import sign_user_token
-from jellybit.i18n import Texts
 from sandbox.botapi import FakeUser, Json, Message
 from sandbox.samples import Sample
 from web.app import DEPS

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from common.logs import get_logger
 from core.config import (
     GeneralSettings,
     Language,
@@ -26,7 +27,6 @@ from core.config import (
     WebSettings,
 )
 from jellybit.app import run_application
-from jellybit.logs import get_logger
 from sandbox.botapi import FakeTelegram
 from sandbox.page import SandboxChat
 from sandbox.qbittorrent import QBITTORRENT_NOX, QbtInstance, free_port, new_qbittorrent

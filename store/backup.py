@@ -9,9 +9,9 @@ import os
 import sqlite3
 from pathlib import Path
 
+from common.logs import get_logger
 from core import clock
 from core.errors import AppError
-from jellybit.logs import get_logger
 
 KEEP = 5  # backups kept in data_dir/backups/; older ones are deleted
 _PREFIX = "jellybit-"

@@ -230,7 +230,7 @@ def main() -> None:
     parser.add_argument("--verbose", "-v", action="store_true")
     parser.add_argument("--case", action="append", default=[], help="only this case id")
     args = parser.parse_args()
-    from jellybit.logs import configure_logging
+    from common.logs import configure_logging
 
     configure_logging(level="warning")
     sys.exit(asyncio.run(_main(args.files, args.verbose, args.case)))

@@ -8,11 +8,11 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-from jellybit.i18n import I18n
+from common.i18n import I18n
 from sandbox.samples import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
-CATALOG = ROOT / "jellybit" / "locales" / "ru" / "LC_MESSAGES" / "jellybit.po"
+CATALOG = ROOT / "common" / "locales" / "ru" / "LC_MESSAGES" / "jellybit.po"
 KEYWORDS = {"tx": None, "plain": None, "ngettext": (1, 2)}
 
 
@@ -23,7 +23,7 @@ def code_messages() -> set[str]:
     """The texts of the code and the templates, and the sandbox's sample labels
     (data the sandbox page translates)."""
     found: set[str] = {sample.label for sample in SAMPLES}
-    for package in ("bot", "web", "worker", "jellybit", "sandbox"):
+    for package in ("bot", "web", "worker", "common", "jellybit", "sandbox"):
         for _, _, message, _, _ in extract_from_dir(
             ROOT / package, method_map=[("**.py", "python")], keywords=KEYWORDS
         ):

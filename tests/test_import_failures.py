@@ -3,13 +3,13 @@ that reason, announced, instead of being retried in silence forever."""
 
 import asyncio
 
+from common.explain import reason_text
+from common.i18n import I18n
 from core import clock
 from core.evidence import Evidence
 from core.ids import new_id
 from core.reasons import Reason
 from core.states import State
-from jellybit.explain import reason_text
-from jellybit.i18n import I18n
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.web.conftest import UNREACHABLE, close_engine, new_download

@@ -4,8 +4,8 @@ import logging
 
 import pytest
 
+from common.logs import configure_logging, external_call, for_download, get_logger
 from core.ids import new_id
-from jellybit.logs import configure_logging, external_call, for_download, get_logger
 
 
 def records(stream: io.StringIO) -> list[dict[str, object]]:

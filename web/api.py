@@ -21,6 +21,7 @@ from aiohttp import BodyPartReader, web
 from aiohttp.http_exceptions import HttpProcessingError
 from multidict import MultiMapping
 
+from common.logs import get_logger
 from core.errors import (
     AppError,
     AuthFailedError,
@@ -38,7 +39,6 @@ from core.models import Download, StateTransition
 from core.numbers import ascii_int
 from core.states import State
 from core.torrent_file import MAX_TORRENT_BYTES
-from jellybit.logs import get_logger
 from web.app import DEPS, WebDeps
 from worker.ingest import Created, Duplicate, IngestResult, Rejected
 

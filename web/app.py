@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
+from common.i18n import I18n
 from core.config import Settings
-from jellybit.i18n import I18n
 from store import Store
 from worker.engine import Engine
 

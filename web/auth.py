@@ -18,10 +18,10 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from common.i18n import Texts
+from common.logs import get_logger
 from core import clock
 from core.links import DAY, sign_user_token, verify_user_token
-from jellybit.i18n import Texts
-from jellybit.logs import get_logger
 from web import rendering
 from web.app import DEPS, WebDeps
 

@@ -21,6 +21,9 @@ import jinja2
 from aiohttp import web
 from markupsafe import Markup, escape
 
+from common.explain import evidence_line, reason_text
+from common.i18n import Texts, state_labels
+from common.logs import for_download
 from core import clock
 from core.errors import (
     AppError,
@@ -36,9 +39,6 @@ from core.numbers import ascii_int
 from core.reasons import Reason
 from core.recognize import OVERRIDE_FIELDS
 from core.states import ACTIVE, State
-from jellybit.explain import evidence_line, reason_text
-from jellybit.i18n import Texts, state_labels
-from jellybit.logs import for_download
 from store.card import DownloadCard
 from store.recognition import StoredCandidate, StoredRecognition
 from web import auth, rendering

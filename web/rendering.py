@@ -14,7 +14,7 @@ from aiohttp import web
 from jinja2.ext import Extension
 from jinja2.lexer import Token, TokenStream
 
-from jellybit.i18n import LANGUAGES, I18n, Texts
+from common.i18n import LANGUAGES, I18n, Texts
 
 
 class TranslatedLiterals(Extension):

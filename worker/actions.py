@@ -8,12 +8,12 @@ qBittorrent refuses.
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from common.logs import Logger, for_download
 from core.errors import ExternalError, InvalidTransitionError, NotFoundError, RejectedError
 from core.ids import Id
 from core.live import Torrent, is_broken, is_complete
 from core.models import Download
 from core.states import ACTIVE, State
-from jellybit.logs import Logger, for_download
 from store import Store
 from worker.adder import TorrentAdder
 from worker.poller import Poller

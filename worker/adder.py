@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
 
+from common.logs import for_download
 from core import clock
 from core.errors import AuthFailedError, RejectedError, UnreachableError
 from core.live import hashes_of
 from core.magnet import magnet_uri
 from core.models import Download, SnapshotChange, Transition
 from core.states import State
-from jellybit.logs import for_download
 from store import Store
 from worker.qbt import QbtClient
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from common.logs import Logger, get_logger
 from core import clock
 from core.config import LibrarySettings
 from core.errors import ExternalError
@@ -23,7 +24,6 @@ from core.naming import DuplicateTargetError, LibraryFile, Title, folder_name, p
 from core.reasons import Reason, reason
 from core.recognize import RecognizedFile, Role, placed, unplaceable
 from core.states import State
-from jellybit.logs import Logger, get_logger
 from store import Store
 from store.recognition import FileLink, StoredCandidate, StoredFile, StoredRecognition
 from worker.jellyfin import JellyfinClient

@@ -9,11 +9,11 @@ and the poller adds it when qBittorrent is back.
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from common.logs import for_download, get_logger
 from core.errors import InvalidInputError
 from core.magnet import parse_magnet
 from core.models import Download, NewDownload
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON, parse_torrent_file
-from jellybit.logs import for_download, get_logger
 from store import Store
 from worker.adder import TorrentAdder
 from worker.cpu import CpuPool

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import aiohttp
 
+from common.logs import Logger, external_call, get_logger
 from core.config import JellyfinSettings
 from core.errors import AuthFailedError, RejectedError, UnreachableError
-from jellybit.logs import Logger, external_call, get_logger
 
 SYSTEM = "jellyfin"
 DEFAULT_TIMEOUT = 10.0

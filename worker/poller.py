@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
 from typing import Any
 
+from common.logs import for_download, get_logger
 from core import clock
 from core.clock import format_duration
 from core.config import QbittorrentSettings
@@ -39,7 +40,6 @@ from core.models import Download, NewDownload, SnapshotChange, Transition
 from core.notifications import OUTAGE_NOTICE, QBITTORRENT_BACK, QBITTORRENT_DOWN
 from core.paths import map_remote_path
 from core.states import State
-from jellybit.logs import for_download, get_logger
 from store import Store
 from worker.adder import TorrentAdder
 from worker.pacing import sleep_until

@@ -22,9 +22,9 @@ from typing import Any, TypeVar
 
 import qbittorrentapi
 
+from common.logs import Logger, external_call, get_logger
 from core.config import QbittorrentSettings
 from core.errors import AuthFailedError, RejectedError, UnreachableError
-from jellybit.logs import Logger, external_call, get_logger
 
 SYSTEM = "qbittorrent"
 TAG = "jellybit"

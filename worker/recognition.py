@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from common.logs import Logger
 from core.config import MetadataSettings
 from core.errors import InvalidInputError
 from core.evidence import Candidate, MediaKind
@@ -23,7 +24,6 @@ from core.models import Download
 from core.parsing.files import extension
 from core.reasons import Reason
 from core.recognize import Recognized, RecognizedFile, TorrentFile
-from jellybit.logs import Logger
 from store import Store
 from store.recognition import StoredCandidate, StoredFile, StoredRecognition
 from worker.cpu import CpuPool

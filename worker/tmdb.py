@@ -22,12 +22,12 @@ from typing import Any, Literal
 
 import aiohttp
 
+from common.logs import Logger, external_call, get_logger
 from core import clock
 from core.config import MetadataSettings
 from core.errors import AuthFailedError, RejectedError, UnreachableError
 from core.evidence import Candidate, MediaKind, Season
 from core.numbers import ascii_int
-from jellybit.logs import Logger, external_call, get_logger
 
 SYSTEM = "tmdb"
 DEFAULT_TIMEOUT = 10.0

@@ -21,6 +21,8 @@ from bot.inbox import Turn
 from bot.keyboards import RETRYABLE
 from bot.texts import outdated_text
 from bot.views import Views
+from common.i18n import Texts
+from common.logs import for_download, get_logger
 from core.errors import (
     ExternalError,
     InfohashTakenError,
@@ -31,8 +33,6 @@ from core.errors import (
 from core.ids import parse_id
 from core.models import Download
 from core.states import ACTIVE, State
-from jellybit.i18n import Texts
-from jellybit.logs import for_download, get_logger
 from store import Store
 from store.inbox import Reply
 from worker.engine import Engine

@@ -9,11 +9,11 @@ from bot.inbox import Turn
 from bot.links import Links
 from bot.texts import display_name, help_text, list_text, not_found_text
 from bot.views import Views
+from common.i18n import Texts
+from common.logs import for_download
 from core import clock
 from core.ids import parse_id
 from core.states import ACTIVE
-from jellybit.i18n import Texts
-from jellybit.logs import for_download
 from store import Store
 from store.inbox import Reply
 

@@ -17,11 +17,11 @@ from bot.texts import (
     rejected_text,
 )
 from bot.views import Views
+from common.i18n import Texts
+from common.logs import for_download
 from core.ids import Id
 from core.magnet import find_magnets, remaining_text
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON
-from jellybit.i18n import Texts
-from jellybit.logs import for_download
 from store import Store
 from store.inbox import Reply
 from worker.engine import Engine

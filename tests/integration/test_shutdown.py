@@ -18,10 +18,10 @@ from bot.app import make_bot
 from bot.links import Links
 from bot.notifier import Notifier
 from bot.views import Views
+from common.i18n import I18n
 from core import clock
 from core.config import TelegramSettings
 from core.models import NewDownload
-from jellybit.i18n import I18n
 from sandbox.botapi import FakeTelegram, FakeUser
 from sandbox.qbittorrent import QbtInstance
 from store import Store

@@ -13,12 +13,12 @@ from aiohttp import web
 
 from bot.app import WEBHOOK_PATH, TelegramFrontDoor, webhook_secret
 from bot.links import Links
+from common.i18n import I18n
 from core.config import TelegramSettings
 from core.ids import new_id
 from core.links import verify_user_token
 from core.models import Download, NewDownload, SnapshotChange, Transition
 from core.states import State
-from jellybit.i18n import I18n
 from sandbox.botapi import Button, FakeTelegram, FakeUser, Message
 from sandbox.qbittorrent import QbtInstance, free_port
 from store import Store

@@ -11,9 +11,9 @@ from playwright.async_api import async_playwright
 
 from bot.app import TelegramFrontDoor
 from bot.links import Links
+from common.i18n import I18n
 from core.config import MetadataSettings, Settings, TelegramSettings, WebSettings
 from core.states import State
-from jellybit.i18n import I18n
 from sandbox.botapi import FakeTelegram
 from sandbox.qbittorrent import QbtInstance, free_port
 from store import Store

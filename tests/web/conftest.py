@@ -11,12 +11,12 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from common.i18n import I18n
 from core import clock
 from core.config import MetadataSettings, QbittorrentSettings, Settings, TelegramSettings
 from core.links import sign_user_token
 from core.models import Download, NewDownload
 from core.states import State
-from jellybit.i18n import I18n
 from store import Store
 from tests.hashes import v1
 from web import auth, pages

@@ -33,13 +33,13 @@ from schemathesis.specs.openapi.checks import (
 )
 from ulid import ULID
 
+from common.i18n import I18n
 from core.config import QbittorrentSettings, Settings, WebSettings
 from core.errors import InvalidInputError
 from core.ids import Id, new_id, parse_id
 from core.magnet import parse_magnet
 from core.states import State
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON
-from jellybit.i18n import I18n
 from store import Store
 from store.migrate import migrate
 from store.recognition import StoredCandidate

@@ -17,6 +17,7 @@ import pytest
 from babel.messages.pofile import read_po
 from structlog.testing import capture_logs
 
+from common.i18n import I18n
 from core import clock
 from core.evidence import Evidence
 from core.ids import new_id
@@ -24,7 +25,6 @@ from core.links import DAY, verify_user_token
 from core.models import Download
 from core.reasons import Reason
 from core.states import State
-from jellybit.i18n import I18n
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.hashes import v1, v2
@@ -52,7 +52,7 @@ from worker.engine import Engine
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "web" / "templates"
-CATALOG = ROOT / "jellybit" / "locales" / "ru" / "LC_MESSAGES" / "jellybit.po"
+CATALOG = ROOT / "common" / "locales" / "ru" / "LC_MESSAGES" / "jellybit.po"
 TEMPLATE_TEXT = re.compile(r"""_\(\s*"([^"]+)"\s*\)""")
 
 

@@ -1,6 +1,6 @@
 """Texts people read, in Russian and English.
 
-Standard gettext catalogs (``jellybit/locales/<lang>/LC_MESSAGES/jellybit.po``),
+Standard gettext catalogs (``common/locales/<lang>/LC_MESSAGES/jellybit.po``),
 compiled in memory with Babel at start, so the repository holds only the
 reviewable ``.po`` text. Source strings are English; ``tests/test_i18n.py``
 checks that every string in the code has a Russian translation with the same
@@ -74,9 +74,7 @@ class I18n:
 
 
 def _load(language: Language) -> gettext.NullTranslations:
-    catalog_file = (
-        resources.files("jellybit") / "locales" / language / "LC_MESSAGES" / f"{DOMAIN}.po"
-    )
+    catalog_file = resources.files("common") / "locales" / language / "LC_MESSAGES" / f"{DOMAIN}.po"
     if not catalog_file.is_file():
         return gettext.NullTranslations()  # English: the source strings themselves
     with catalog_file.open("rb") as source:

@@ -8,9 +8,9 @@ its own or why the person is asked. Each candidate's evidence
 
 from babel.numbers import format_decimal
 
+from common.i18n import Texts
 from core.evidence import Evidence
 from core.reasons import Reason
-from jellybit.i18n import Texts
 
 
 def reason_text(tx: Texts, reason: Reason | None) -> str:
