@@ -7,9 +7,7 @@ from bot.links import Links
 from common.i18n import Texts
 from core import clock
 from core.models import Download
-from core.states import ACTIVE, State
-
-RETRYABLE = frozenset({State.FAILED, State.STUCK, State.REMOVED})
+from core.states import ACTIVE, RETRYABLE, State
 
 
 def download_keyboard(

@@ -112,17 +112,18 @@ class Notifier:
         try:
             if notification.kind == REPLY:
                 reply = _reply(notification, download)
-                message = await self._views.send_reply(chat_id, reply)
+                message, about = await self._views.send_reply(chat_id, reply)
             elif download is None:
                 text = system_text(tx, notification.kind, notification.payload)
                 message = await send(
                     "send_message", lambda: self._views.bot.send_message(chat_id, text), log=log
                 )
+                about = None
             else:
                 text = notification_text(
                     tx, notification.kind, download, str(notification.payload.get("reason", ""))
                 )
-                message = await self._views.send_status(
+                message, about = await self._views.send_status(
                     tx, chat_id, chat_id, download, text=text, role="notification"
                 )
         except (TelegramNetworkError, TelegramServerError, TelegramRetryAfter) as error:
@@ -137,7 +138,7 @@ class Notifier:
             await self._store.outbox.mark_sent(notification.id, None)
             log.warning("notification.dropped", reason=str(error))
             return 0
-        await self._store.outbox.mark_sent(notification.id, message.message_id)
+        await self._store.outbox.mark_sent(notification.id, message.message_id, about)
         log.info("notification.sent", kind=notification.kind, chat_id=chat_id)
         return 1
 

@@ -4,6 +4,7 @@ import html
 from collections.abc import Mapping
 
 from common.explain import reason_text
+from common.formatting import duration_text, progress_text
 from common.i18n import Texts, state_labels
 from core.models import Download
 from core.notifications import QBITTORRENT_DOWN
@@ -25,6 +26,7 @@ _STATE_ICON = {
 
 
 NAME_CHARS = 200  # of a torrent's name in a message (the card shows it whole)
+REASON_CHARS = 600  # of a reason (a layout error names two paths)
 
 
 def display_name(download: Download) -> str:
@@ -45,23 +47,6 @@ def state_label(tx: Texts, state: State) -> str:
 def progress_bar(progress: float) -> str:
     filled = max(0, min(BAR_CELLS, int(progress * BAR_CELLS)))
     return "▓" * filled + "░" * (BAR_CELLS - filled)
-
-
-def human_size(tx: Texts, size: float) -> str:
-    units = [tx.plain("B"), tx.plain("KB"), tx.plain("MB"), tx.plain("GB"), tx.plain("TB")]
-    value, unit = float(size), 0
-    while value >= 1024 and unit < len(units) - 1:
-        value /= 1024
-        unit += 1
-    return f"{value:.0f} {units[unit]}" if unit == 0 else f"{value:.1f} {units[unit]}"
-
-
-def human_eta(tx: Texts, seconds: int) -> str:
-    if seconds < 60:
-        return tx("~{n} s", n=seconds)
-    if seconds < 3600:
-        return tx("~{n} min", n=seconds // 60)
-    return tx("~{h} h {m} min", h=seconds // 3600, m=seconds % 3600 // 60)
 
 
 def status_text(tx: Texts, download: Download) -> str:
@@ -86,28 +71,22 @@ def status_text(tx: Texts, download: Download) -> str:
     return (
         head
         + "\n"
-        + tx(
-            "{state}: {reason}", state=state_label(tx, download.state), reason=download.error or "—"
-        )
+        + tx("{state}: {reason}", state=state_label(tx, download.state), reason=_why(tx, download))
     )
 
 
 def _progress_line(tx: Texts, download: Download) -> str:
-    parts = [f"{progress_bar(download.progress)} {download.progress * 100:.0f}%"]
-    if download.total_size:
-        done = human_size(tx, download.total_size * download.progress)
-        parts.append(f"{done} / {human_size(tx, download.total_size)}")
-    if download.download_speed:
-        parts.append(tx("{speed}/s", speed=human_size(tx, download.download_speed)))
-    if download.eta:
-        parts.append(human_eta(tx, download.eta))
-    return " · ".join(parts)
+    return f"{progress_bar(download.progress)} {progress_text(tx, download)}"
 
 
 def _trouble(tx: Texts, download: Download) -> str:
     if download.state != State.STUCK:
         return ""
-    return "\n" + tx("Stuck: {reason}", reason=download.error or "—")
+    return "\n" + tx("Stuck: {reason}", reason=_why(tx, download))
+
+
+def _why(tx: Texts, download: Download) -> str:
+    return shorten(reason_text(tx, download.error), REASON_CHARS) or "—"
 
 
 def duplicate_text(tx: Texts, download: Download) -> str:
@@ -115,7 +94,7 @@ def duplicate_text(tx: Texts, download: Download) -> str:
         "↩️ Already here: {name} — {state}, {percent}%",
         name=display_name(download),
         state=state_label(tx, download.state),
-        percent=f"{download.progress * 100:.0f}",
+        percent=round(download.progress * 100),
     )
 
 
@@ -126,9 +105,9 @@ def queued_text(tx: Texts, download: Download) -> str:
     )
 
 
-def rejected_text(tx: Texts, reason: str) -> str:
+def rejected_text(tx: Texts, reason: Reason) -> str:
     return (
-        tx("❌ {reason}", reason=shorten(tx.plain(reason), 1000))
+        tx("❌ {reason}", reason=shorten(reason_text(tx, reason), 1000))
         + "\n"
         + tx("Send a magnet link or a .torrent file.")
     )
@@ -176,37 +155,30 @@ def list_text(tx: Texts, downloads: list[Download], *, first: int = 1, total: in
                 number=number,
                 name=display_name(download),
                 state=state_label(tx, download.state),
-                percent=f"{download.progress * 100:.0f}",
+                percent=round(download.progress * 100),
             )
         )
     return "\n".join(lines)
 
 
-def notification_text(tx: Texts, kind: str, download: Download, reason: str) -> str:
+def notification_text(tx: Texts, kind: str, download: Download, stored: str) -> str:
     name = display_name(download)
+    reason = shorten(reason_text(tx, Reason.loads(stored)), REASON_CHARS)
     texts = {
-        "done": lambda: (
-            tx("🎬 Done: {name}", name=name) + "\n" + tx("In the library: {where}", where=reason)
-        ),
+        "done": lambda: tx("🎬 Done: {name}", name=name) + "\n" + html.escape(reason, quote=False),
         "review": lambda: (
             tx("🤔 Downloaded: {name}", name=name)
             + "\n"
             + tx("I am not sure what it is: pick the title.")
         ),
         "stuck": lambda: (
-            tx("⚠️ Stuck: {name}", name=name)
-            + "\n"
-            + tx("Reason: {reason}", reason=reason_text(tx, Reason.loads(reason)))
+            tx("⚠️ Stuck: {name}", name=name) + "\n" + tx("Reason: {reason}", reason=reason)
         ),
         "failed": lambda: (
-            tx("❌ Failed: {name}", name=name)
-            + "\n"
-            + tx("Reason: {reason}", reason=reason_text(tx, Reason.loads(reason)))
+            tx("❌ Failed: {name}", name=name) + "\n" + tx("Reason: {reason}", reason=reason)
         ),
         "removed": lambda: (
-            tx("🗑 Removed: {name}", name=name)
-            + "\n"
-            + tx("Reason: {reason}", reason=reason_text(tx, Reason.loads(reason)))
+            tx("🗑 Removed: {name}", name=name) + "\n" + tx("Reason: {reason}", reason=reason)
         ),
         "adopted": lambda: tx("📥 Found in qBittorrent and now followed: {name}", name=name),
     }
@@ -221,8 +193,11 @@ def system_text(tx: Texts, kind: str, payload: Mapping[str, object]) -> str:
             + "\n"
             + tx("Your links are kept: I add them once it is back.")
         )
-    minutes = max(1, round(int(str(payload.get("seconds", 0))) / 60))
-    return tx("✅ qBittorrent is back (it did not answer for {minutes} min).", minutes=minutes)
+    seconds = max(60.0, float(str(payload.get("seconds", 0))))
+    return tx(
+        "✅ qBittorrent is back (it did not answer for {duration}).",
+        duration=duration_text(tx, seconds),
+    )
 
 
 def hint_added_text(tx: Texts, download: Download, hint: str) -> str:

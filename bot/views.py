@@ -1,5 +1,7 @@
 """Sending and refreshing the bot's messages about a download."""
 
+from typing import NamedTuple
+
 from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import InlineKeyboardMarkup, Message, ReplyParameters
@@ -13,11 +15,20 @@ from common.logs import for_download
 from core.models import Download
 from store import Store
 from store.inbox import Reply
+from store.telegram import BotMessage
 
 
 def shown_key(text: str, markup: InlineKeyboardMarkup | None) -> str:
     """What a message shows: Telegram refuses an edit that changes neither."""
     return text + "\n" + ("" if markup is None else markup.model_dump_json(exclude_none=True))
+
+
+class Sent(NamedTuple):
+    """A message Telegram accepted, and what to remember of it (None: about no
+    download); the sender records both in one transaction."""
+
+    message: Message
+    about: BotMessage | None
 
 
 class Views:
@@ -48,9 +59,9 @@ class Views:
             role,
         )
 
-    async def send_reply(self, chat_id: int, reply: Reply) -> Message:
-        """Send a queued reply (answering its message when that still exists) and
-        remember it when it is about a download."""
+    async def send_reply(self, chat_id: int, reply: Reply) -> Sent:
+        """Send a queued reply (answering its message when that still exists); what
+        to remember when it is about a download."""
         markup = InlineKeyboardMarkup.model_validate_json(reply.markup) if reply.markup else None
         answered = (
             ReplyParameters(message_id=reply.reply_to, allow_sending_without_reply=True)
@@ -64,15 +75,16 @@ class Views:
             ),
             max_wait=0,
         )
-        if reply.download_id is not None and reply.role is not None:
-            await self._store.telegram.remember_message(
-                chat_id,
-                message.message_id,
-                reply.download_id,
-                reply.role,
-                shown_key(reply.text, markup),
-            )
-        return message
+        if reply.download_id is None or reply.role is None:
+            return Sent(message, None)
+        about = BotMessage(
+            chat_id,
+            message.message_id,
+            reply.download_id,
+            reply.role,
+            shown_key(reply.text, markup),
+        )
+        return Sent(message, about)
 
     async def send_status(
         self,
@@ -84,7 +96,7 @@ class Views:
         reply_to: int | None = None,
         text: str | None = None,
         role: str = "status",
-    ) -> Message:
+    ) -> Sent:
         """A message that shows a download (``text`` or its status) with its buttons."""
         body = text if text is not None else status_text(tx, download)
         markup = download_keyboard(tx, self._links, download, user_id)
@@ -95,10 +107,10 @@ class Views:
             ),
             log=for_download(download.id),
         )
-        await self._store.telegram.remember_message(
-            chat_id, message.message_id, download.id, role, shown_key(body, markup)
+        return Sent(
+            message,
+            BotMessage(chat_id, message.message_id, download.id, role, shown_key(body, markup)),
         )
-        return message
 
     async def show_current(
         self,

@@ -6,63 +6,46 @@ its own or why the person is asked. Each candidate's evidence
 ✓ has these episodes · 12× as popular".
 """
 
+from collections.abc import Mapping
+
 from babel.numbers import format_decimal
 
+from common.formatting import duration_text
 from common.i18n import Texts
 from core.evidence import Evidence
-from core.reasons import Reason
+from core.reasons import TEMPLATES, Reason, Value, fill
 
 
 def reason_text(tx: Texts, reason: Reason | None) -> str:
-    """The reason as a sentence; stored English text (before codes) is translated
-    when the catalogue has it."""
+    """The reason as a sentence in the reader's language. Stored English text
+    without a code (an older row, another system's words) is translated when the
+    catalogue has it, and shown as it is otherwise."""
     if reason is None:
         return ""
-    params = reason.params
-    if reason.code == "text":
-        return tx.plain(str(params.get("text", "")))
-    percent = round(float(params.get("confidence", 0) or 0) * 100)
-    texts = {
-        "auto.identifier": lambda: tx.plain("Picked on its own: the release names its id."),
-        "auto.only": lambda: tx.plain("Picked on its own: the only title that matches the name."),
-        "auto.year": lambda: tx.plain("Picked on its own: the year in the name matches."),
-        "auto.country": lambda: tx.plain("Picked on its own: the country in the name matches."),
-        "auto.seasons": lambda: tx.plain(
-            "Picked on its own: only it has these seasons and episodes."
-        ),
-        "auto.popularity": lambda: tx.plain(
-            "Picked on its own: far more watched than the other titles of that name."
-        ),
-        "auto.local": lambda: tx.plain("Named after the torrent: no metadata provider is set."),
-        "review.nothing": lambda: tx.plain("Nothing in the metadata matches “{title}”.").format(
-            title=params.get("title", "")
-        ),
-        "review.contradicted": lambda: tx.plain(
-            "Every title found contradicts the name: another year, country, or seasons it "
-            "does not have."
-        ),
-        "review.weak": lambda: tx.plain("No title matches the name well enough."),
-        "review.ambiguous": lambda: tx.plain(
-            "Several titles match equally well: pick the right one."
-        ),
-        "review.unsure": lambda: tx.plain(
-            "The best match is not certain enough ({percent} %)."
-        ).format(percent=percent),
-        "review.no_title": lambda: tx.plain("Could not tell what this is from its name."),
-        "review.no_year": lambda: tx.plain("A movie without a year: pick or correct the title."),
-        "review.episode_unknown": lambda: tx.plain(
-            "The episode of {file} is unknown: it is not placed under a guess."
-        ).format(file=params.get("file", "")),
-        "picked": lambda: tx.plain("Picked by you."),
-        "import.error": lambda: tx.plain(
-            "It could not be put in the library ({detail}). Fix that, then press Retry."
-        ).format(detail=params.get("detail", "")),
-        "waiting": lambda: tx.plain("{system} did not answer ({detail}); retrying.").format(
-            system=params.get("system", ""), detail=params.get("detail", "")
-        ),
+    if reason.code == "text" or reason.code not in TEMPLATES:
+        return tx.plain(str(reason.params.get("text", reason.code)))
+    return fill(tx.plain(TEMPLATES[reason.code]), _shown(tx, reason.params))
+
+
+SYSTEMS = {"qbittorrent": "qBittorrent", "tmdb": "TMDB", "jellyfin": "Jellyfin"}
+
+
+def _shown(tx: Texts, params: Mapping[str, Value]) -> dict[str, object]:
+    """Parameters as the reader reads them: numbers in their locale, a
+    confidence as a percentage, seconds as a duration, systems by their name."""
+    shown: dict[str, object] = {
+        key: format_decimal(value, locale=tx.language)
+        if isinstance(value, int | float) and not isinstance(value, bool)
+        else value
+        for key, value in params.items()
     }
-    render = texts.get(reason.code)
-    return render() if render is not None else reason.code
+    if "confidence" in params:
+        shown["percent"] = round(float(params["confidence"]) * 100)
+    if "seconds" in params:
+        shown["duration"] = duration_text(tx, float(params["seconds"]))
+    if "system" in params:
+        shown["system"] = SYSTEMS.get(str(params["system"]), params["system"])
+    return shown
 
 
 def evidence_line(tx: Texts, evidence: Evidence | None, title: str) -> str:

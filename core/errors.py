@@ -1,8 +1,15 @@
-"""Errors of the domain. Each has a stable ``code`` that texts are keyed by."""
+"""Errors of the domain. Each has a stable ``code`` that texts are keyed by, and
+the ``reason`` a person reads (``core.reasons``); ``str()`` is its English."""
+
+from core.reasons import Reason, text_reason
 
 
 class AppError(Exception):
     code = "error"
+
+    def __init__(self, why: str | Reason) -> None:
+        self.reason = why if isinstance(why, Reason) else text_reason(why)
+        super().__init__(self.reason.english())
 
 
 class InvalidInputError(AppError):

@@ -8,6 +8,7 @@ from urllib.parse import parse_qsl, quote
 
 from core.errors import InvalidInputError
 from core.infohash import base32_to_hex, normalize_infohashes
+from core.reasons import reason
 
 MAX_MAGNET_BYTES = 8 * 1024
 
@@ -35,12 +36,14 @@ _OPENER_OF = {")": "(", "]": "[", "}": "{"}
 # and separators, of no use as a hint.
 _SEPARATORS = frozenset("<>()[]{}\"'«»“”„‘’,;.:!?|-–—")
 
-BTIH_REASON = "infohash must be 40 hex or 32 base32 characters"
-BTMH_REASON = "v2 infohash must be 1220 followed by 64 hex characters"
-NO_INFOHASH_REASON = "magnet link has no BitTorrent infohash (xt=urn:btih or urn:btmh)"
+NOT_A_MAGNET_REASON = reason("magnet.not_a_link")
+TOO_LONG_REASON = reason("magnet.too_long")
+BTIH_REASON = reason("magnet.bad_btih")
+BTMH_REASON = reason("magnet.bad_btmh")
+NO_INFOHASH_REASON = reason("magnet.no_infohash")
 # A magnet names one torrent: one v1 hash, one v2 hash, or one of each (a hybrid).
 # More would make one download own hashes of torrents it is not.
-SEVERAL_TORRENTS_REASON = "magnet link names several torrents: send one link per torrent"
+SEVERAL_TORRENTS_REASON = reason("magnet.several")
 
 
 @dataclass(frozen=True)
@@ -56,9 +59,9 @@ def parse_magnet(text: str) -> Magnet:
     """One magnet link, checked; every refusal says why in words a person understands."""
     uri = text.strip()
     if uri[: len(_SCHEME)].lower() != _SCHEME:
-        raise InvalidInputError("not a magnet link")
+        raise InvalidInputError(NOT_A_MAGNET_REASON)
     if len(uri.encode("utf-8", "surrogatepass")) > MAX_MAGNET_BYTES:
-        raise InvalidInputError("magnet link is longer than 8 KiB")
+        raise InvalidInputError(TOO_LONG_REASON)
     params = _parameters(uri[len(_SCHEME) :])
     return Magnet(
         infohashes=_infohashes(params["xt"]),

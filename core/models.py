@@ -1,9 +1,11 @@
 """Domain records as the store returns them."""
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from core.ids import Id
 from core.infohash import Kind
+from core.reasons import Reason
 from core.states import State
 
 
@@ -13,12 +15,15 @@ class Infohash:
     kind: Kind
 
 
+Source = Literal["telegram", "api", "adopted"]  # where a download came from
+
+
 @dataclass(frozen=True)
 class NewDownload:
     """What ingest and adopt know about a download before it exists."""
 
     name: str
-    source: str  # telegram | adopted | web | api
+    source: Source
     source_ref: str  # the magnet as received; for an adopted torrent one built from its full hashes
     state: State = State.ACCEPTED
     chat_id: int | None = None
@@ -37,7 +42,7 @@ class Download:
     content_path: str | None
     total_size: int | None
     progress: float
-    error: str | None
+    error: Reason | None  # why it is failed, stuck or removed
     source_added_at: str | None
     completed_at: str | None
     created_at: str
@@ -68,7 +73,7 @@ class StateTransition:
     download_id: Id
     from_state: State | None
     to_state: State
-    reason: str
+    reason: Reason
     created_at: str
 
 
@@ -78,7 +83,7 @@ class Transition:
 
     from_state: State
     to_state: State
-    reason: str
+    reason: Reason
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from core.errors import AppError
+from core.reasons import reason
+
 # Linux (and most file systems) limit one path component to 255 bytes, not characters.
 NAME_MAX_BYTES = 255
 # Stands in for a component that sanitizes to nothing ("", ".", "..", "???").
@@ -75,11 +78,13 @@ class LibraryFile:
     part: int | None = None
 
 
-class DuplicateTargetError(ValueError):
+class DuplicateTargetError(AppError):
     """Two videos of one download would get the same library path."""
 
+    code = "layout_duplicate"
+
     def __init__(self, target: Path, first: str, second: str) -> None:
-        super().__init__(f"{first} and {second} would both become {target}")
+        super().__init__(reason("layout.duplicate", first=first, second=second, target=str(target)))
         self.target = target
         self.sources = (first, second)
 

@@ -2,15 +2,123 @@
 
 A reason is written to the database as JSON (``{"code": "review.ambiguous",
 "count": 2}``) and turned into words per reader, in their language, where it is
-shown. Text stored before codes existed (plain English) reads back as the code
-``text`` with the words as its ``text`` parameter.
+shown (``common.explain``). ``TEMPLATES`` holds every code with its English
+words; they are the msgids of the translations. Text stored before codes
+existed reads back as the code ``text`` with the words as its ``text`` parameter
+(migration 0009 converted what it recognized).
+
+Parameters are data: names, paths, numbers, another system's own message.
+``confidence`` (0..1) reads as a percentage and ``seconds`` as a duration.
 """
 
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from core.clock import format_duration
+
 Value = str | int | float
+
+
+def N_(text: str) -> str:
+    """Marks an English template for translation; the reader's words are looked
+    up where the reason is shown."""
+    return text
+
+
+TEMPLATES: Mapping[str, str] = {
+    # How a download came to be.
+    "created.telegram": N_("Sent in Telegram."),
+    "created.api": N_("Added through the API."),
+    "created.adopted": N_("Found in qBittorrent."),
+    # What qBittorrent showed.
+    "qbt.seen": N_("Seen in qBittorrent."),
+    "qbt.complete": N_("The download is complete."),
+    "qbt.error": N_("qBittorrent reports {qbt_state}."),
+    "qbt.resumed": N_("Progress resumed."),
+    "qbt.vanished": N_("The torrent disappeared from qBittorrent before it completed."),
+    "qbt.no_progress": N_("No progress for {duration}."),
+    "qbt.back": N_("The torrent is back in qBittorrent."),
+    "qbt.refused": N_("qBittorrent refused the torrent: {detail}"),
+    # What the person did.
+    "person.retry": N_("Retried by you."),
+    "person.retry_failed": N_("Retry failed: {detail}"),
+    "person.picked": N_("Title picked by you."),
+    "person.relink": N_("Laid out again at your request."),
+    "person.cancel": N_("Cancelled by you."),
+    "person.corrected": N_("Recognized again with your corrections."),
+    # Recognition: why a title was taken, or why the person is asked.
+    "auto.identifier": N_("Picked on its own: the release names its id."),
+    "auto.only": N_("Picked on its own: the only title that matches the name."),
+    "auto.year": N_("Picked on its own: the year in the name matches."),
+    "auto.country": N_("Picked on its own: the country in the name matches."),
+    "auto.seasons": N_("Picked on its own: only it has these seasons and episodes."),
+    "auto.popularity": N_(
+        "Picked on its own: far more watched than the other titles of that name."
+    ),
+    "auto.local": N_("Named after the torrent: no metadata provider is set."),
+    "review.nothing": N_("Nothing in the metadata matches “{title}”."),
+    "review.contradicted": N_(
+        "Every title found contradicts the name: another year, country, or seasons it "
+        "does not have."
+    ),
+    "review.weak": N_("No title matches the name well enough."),
+    "review.ambiguous": N_("Several titles match equally well: pick the right one."),
+    "review.unsure": N_("The best match is not certain enough ({percent} %)."),
+    "review.no_title": N_("Could not tell what this is from its name."),
+    "review.no_year": N_("A movie without a year: pick or correct the title."),
+    "review.episode_unknown": N_(
+        "The episode of {file} is unknown: it is not placed under a guess."
+    ),
+    "review.no_video": N_("There is nothing to put in the library: no video files."),
+    "picked": N_("Picked by you."),
+    "waiting": N_("{system} did not answer ({detail}); retrying."),
+    # The library layout.
+    "import.done": N_("In the library as {folder}."),
+    "import.done_copied": N_(
+        "In the library as {folder} (copied: the library is on another file system than "
+        "the downloads)."
+    ),
+    "import.error": N_(
+        "It could not be put in the library ({detail}). Fix that, then press Retry."
+    ),
+    "layout.duplicate": N_("{first} and {second} would both become {target}."),
+    "layout.not_a_name": N_("{name} is not a file name."),
+    "layout.outside_download": N_("{name} points outside the download."),
+    "layout.outside_library": N_("{target} is outside the library {root}."),
+    "layout.missing": N_("{name} is missing from the download ({path})."),
+    "layout.unreadable": N_("{name} cannot be read ({path}): {error}."),
+    "layout.not_a_file": N_("{name} is not a regular file ({path})."),
+    "layout.conflict": N_("{target} already exists and is a different file; it was left as it is."),
+    "layout.cannot_write": N_("Cannot write in {folder}: {error}."),
+    "layout.cannot_place": N_("Cannot place {source} at {target} ({method}): {error}."),
+    "layout.cross_device": N_(
+        "Cannot hardlink across file systems: the download {source} is on {source_fs}; "
+        'the library path {target} is on {target_fs}. Set library.cross_device = "copy" '
+        "to copy such files, or put the library on the same file system as the downloads."
+    ),
+    # Refusals of what a person sent.
+    "magnet.not_a_link": N_("not a magnet link"),
+    "magnet.too_long": N_("magnet link is longer than 8 KiB"),
+    "magnet.bad_btih": N_("infohash must be 40 hex or 32 base32 characters"),
+    "magnet.bad_btmh": N_("v2 infohash must be 1220 followed by 64 hex characters"),
+    "magnet.no_infohash": N_("magnet link has no BitTorrent infohash (xt=urn:btih or urn:btmh)"),
+    "magnet.several": N_("magnet link names several torrents: send one link per torrent"),
+    "torrent.too_large": N_("torrent file is larger than 10 MiB"),
+    "torrent.too_deep": N_("torrent file nests deeper than {levels} levels"),
+    "torrent.not_bencode": N_("not a torrent file (invalid bencode)"),
+    "torrent.not_canonical": N_("torrent file is not in canonical bencode form"),
+    "torrent.no_info": N_("torrent file has no info dictionary"),
+    "torrent.no_pieces": N_("torrent file has neither v1 pieces nor a v2 file tree"),
+    "torrent.bad_pieces": N_("torrent file has malformed v1 pieces"),
+    "torrent.bad_file_list": N_("torrent file has a malformed file list"),
+    "torrent.bad_file_tree": N_("torrent file has a malformed v2 file tree"),
+    "torrent.no_files": N_("torrent file lists no files"),
+    "torrent.too_many_files": N_("torrent file lists more than {limit} files"),
+    "torrent.bad_length": N_("torrent file has a missing, negative or absurd file length"),
+    "torrent.too_much_content": N_("torrent file describes more than 1 PiB of content"),
+    "torrent.no_name": N_("torrent file has no name"),
+}
 
 
 @dataclass(frozen=True)
@@ -38,6 +146,35 @@ class Reason:
         }
         return cls(data["code"], params)
 
+    def english(self) -> str:
+        """The reason in English: logs, the API, ``str()`` of an error."""
+        if self.code == "text" or self.code not in TEMPLATES:
+            return str(self.params.get("text", self.code))
+        values: dict[str, object] = dict(self.params)
+        if "confidence" in self.params:
+            values["percent"] = round(float(self.params["confidence"]) * 100)
+        if "seconds" in self.params:
+            values["duration"] = format_duration(float(self.params["seconds"]))
+        return fill(TEMPLATES[self.code], values)
+
 
 def reason(code: str, **params: Value) -> Reason:
+    if code not in TEMPLATES:
+        raise ValueError(f"unknown reason code {code!r}")
     return Reason(code, params)
+
+
+def text_reason(text: str) -> Reason:
+    """Words that have no code (another system's message): shown as they are."""
+    return Reason("text", {"text": text})
+
+
+class _Keep(dict[str, object]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def fill(template: str, values: Mapping[str, object]) -> str:
+    """``template`` with its placeholders filled; a missing value stays visible
+    as ``{name}`` instead of raising (a row written by another version)."""
+    return template.format_map(_Keep(values))

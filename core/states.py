@@ -1,5 +1,11 @@
-"""States of a download and what is active."""
+"""The states of a download, its sets, and the moves between them.
 
+``MOVES`` is the whole state machine: every change of a download's state in
+the store goes through ``store.transitions.move``, which refuses a move that is
+not here (docs/architecture.md).
+"""
+
+from collections.abc import Mapping
 from enum import StrEnum
 
 
@@ -16,6 +22,39 @@ class State(StrEnum):
 
 TERMINAL: frozenset[State] = frozenset({State.DONE, State.FAILED, State.REMOVED})
 ACTIVE: frozenset[State] = frozenset(State) - TERMINAL
+# A person may try these again (Retry).
+RETRYABLE: frozenset[State] = frozenset({State.FAILED, State.STUCK, State.REMOVED})
+# States whose reason is kept on the download (``download.error``): why it is not
+# going forward.
+TROUBLE: frozenset[State] = frozenset({State.STUCK, State.FAILED, State.REMOVED})
+
+MOVES: Mapping[State, frozenset[State]] = {
+    # seen in qBittorrent, an error there, complete at once, refused, cancelled
+    State.ACCEPTED: frozenset(
+        {State.DOWNLOADING, State.STUCK, State.IMPORTING, State.FAILED, State.REMOVED}
+    ),
+    State.DOWNLOADING: frozenset({State.STUCK, State.IMPORTING, State.REMOVED}),
+    # progress again, complete, Retry, cancelled or gone
+    State.STUCK: frozenset({State.DOWNLOADING, State.IMPORTING, State.ACCEPTED, State.REMOVED}),
+    # a title picked or overrides saved, cancelled
+    State.REVIEW: frozenset({State.IMPORTING, State.REMOVED}),
+    # asks, laid out, cannot be laid out, cancelled
+    State.IMPORTING: frozenset({State.REVIEW, State.DONE, State.FAILED, State.REMOVED}),
+    State.DONE: frozenset({State.IMPORTING}),  # Relink
+    # Retry, or the torrent is back in qBittorrent
+    State.FAILED: frozenset({State.ACCEPTED, State.DOWNLOADING}),
+    State.REMOVED: frozenset({State.ACCEPTED, State.DOWNLOADING}),
+}
+
+
+def may_move(from_state: State, to_state: State) -> bool:
+    return to_state in MOVES[from_state]
+
+
+def reactivates(from_state: State, to_state: State) -> bool:
+    """A terminal download becoming active again: allowed only while no other
+    active download owns one of its hashes (the identity guard)."""
+    return from_state in TERMINAL and to_state in ACTIVE
 
 
 def is_active(state: State) -> bool:

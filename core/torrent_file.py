@@ -8,6 +8,7 @@ from fastbencode import bdecode, bencode  # type: ignore[attr-defined]  # no __a
 
 from core.errors import InvalidInputError
 from core.magnet import clean_name
+from core.reasons import reason
 
 MAX_TORRENT_BYTES = 10 * 1024 * 1024
 # Real torrents nest a few levels (a v2 file tree adds one per folder); a hostile
@@ -20,10 +21,10 @@ MAX_CONTENT_BYTES = 2**50
 # row, a parse and a line on the review page.
 MAX_FILES = 50_000
 
-TOO_LARGE_REASON = "torrent file is larger than 10 MiB"
-NOT_CANONICAL_REASON = "torrent file is not in canonical bencode form"
-BAD_LENGTH_REASON = "torrent file has a missing, negative or absurd file length"
-TOO_MANY_FILES_REASON = "torrent file lists more than 50 000 files"  # MAX_FILES
+TOO_LARGE_REASON = reason("torrent.too_large")
+NOT_CANONICAL_REASON = reason("torrent.not_canonical")
+BAD_LENGTH_REASON = reason("torrent.bad_length")
+TOO_MANY_FILES_REASON = reason("torrent.too_many_files", limit=MAX_FILES)
 # fastbencode refuses these forms outright; they are valid bencode in spirit but not
 # canonical, and only canonical bytes let us hash the info dictionary exactly.
 _NON_CANONICAL_ERRORS = ("dict keys disordered", "leading zeros", "negative zero")
@@ -50,7 +51,7 @@ def parse_torrent_file(data: bytes) -> TorrentFile:
     has_v1 = b"pieces" in info
     has_v2 = info.get(b"meta version") == 2 and isinstance(info.get(b"file tree"), dict)
     if not has_v1 and not has_v2:
-        raise InvalidInputError("torrent file has neither v1 pieces nor a v2 file tree")
+        raise InvalidInputError(reason("torrent.no_pieces"))
     v1_lengths = _v1_file_lengths(info) if has_v1 else []  # checked in hybrids too
     # A hybrid lists its files twice; the v2 tree has no padding entries, so it wins.
     lengths = _v2_file_lengths(info[b"file tree"]) if has_v2 else v1_lengths
@@ -70,17 +71,17 @@ def _decode(data: bytes) -> Any:
         # max_depth makes the decoder stop at the limit, before building anything deeper.
         return bdecode(data, max_depth=MAX_NESTING)
     except RecursionError as error:
-        raise InvalidInputError(f"torrent file nests deeper than {MAX_NESTING} levels") from error
+        raise InvalidInputError(reason("torrent.too_deep", levels=MAX_NESTING)) from error
     except (ValueError, TypeError, OverflowError) as error:
         if any(reason in str(error) for reason in _NON_CANONICAL_ERRORS):
             raise InvalidInputError(NOT_CANONICAL_REASON) from error
-        raise InvalidInputError("not a torrent file (invalid bencode)") from error
+        raise InvalidInputError(reason("torrent.not_bencode")) from error
 
 
 def _info_dictionary(root: Any) -> dict[bytes, Any]:
     info = root.get(b"info") if isinstance(root, dict) else None
     if not isinstance(info, dict):
-        raise InvalidInputError("torrent file has no info dictionary")
+        raise InvalidInputError(reason("torrent.no_info"))
     return info
 
 
@@ -100,17 +101,17 @@ def _exact_info_bytes(data: bytes, info: dict[bytes, Any]) -> bytes:
 def _v1_file_lengths(info: dict[bytes, Any]) -> list[int]:
     pieces = info[b"pieces"]
     if not isinstance(pieces, bytes) or len(pieces) % _SHA1_SIZE:
-        raise InvalidInputError("torrent file has malformed v1 pieces")
+        raise InvalidInputError(reason("torrent.bad_pieces"))
     if b"files" not in info:
         return [_length(info.get(b"length"))]
     entries = info[b"files"]
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise InvalidInputError("torrent file has a malformed file list")
+        raise InvalidInputError(reason("torrent.bad_file_list"))
     if len(entries) > 2 * MAX_FILES:  # padding may at most double the entries
         raise InvalidInputError(TOO_MANY_FILES_REASON)
     lengths = [_length(entry.get(b"length")) for entry in entries if not _is_padding(entry)]
     if not lengths:
-        raise InvalidInputError("torrent file lists no files")
+        raise InvalidInputError(reason("torrent.no_files"))
     if len(lengths) > MAX_FILES:
         raise InvalidInputError(TOO_MANY_FILES_REASON)
     return lengths
@@ -131,7 +132,7 @@ def _v2_file_lengths(tree: dict[bytes, Any]) -> list[int]:
         node = pending.pop()
         for key, child in node.items():
             if not isinstance(child, dict):
-                raise InvalidInputError("torrent file has a malformed v2 file tree")
+                raise InvalidInputError(reason("torrent.bad_file_tree"))
             if key == b"":
                 lengths.append(_length(child.get(b"length")))
                 if len(lengths) > MAX_FILES:
@@ -139,7 +140,7 @@ def _v2_file_lengths(tree: dict[bytes, Any]) -> list[int]:
             else:
                 pending.append(child)
     if not lengths:
-        raise InvalidInputError("torrent file lists no files")
+        raise InvalidInputError(reason("torrent.no_files"))
     return lengths
 
 
@@ -152,7 +153,7 @@ def _length(value: Any) -> int:
 def _total_size(lengths: list[int]) -> int:
     total = sum(lengths)
     if total > MAX_CONTENT_BYTES:
-        raise InvalidInputError("torrent file describes more than 1 PiB of content")
+        raise InvalidInputError(reason("torrent.too_much_content"))
     return total
 
 
@@ -162,4 +163,4 @@ def _name(info: dict[bytes, Any]) -> str:
         raw = info.get(key)
         if isinstance(raw, bytes) and (name := clean_name(raw.decode("utf-8", "replace"))):
             return name
-    raise InvalidInputError("torrent file has no name")
+    raise InvalidInputError(reason("torrent.no_name"))

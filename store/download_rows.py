@@ -3,17 +3,14 @@
 import sqlite3
 from collections.abc import Iterable
 
-import aiosqlite
-
-from core import clock
 from core.errors import NotFoundError
-from core.ids import Id, new_id
+from core.ids import Id
 from core.models import Download, Infohash
-from core.states import ACTIVE, TERMINAL, State
+from core.reasons import Reason
+from core.states import ACTIVE, State
 from store.rows import Queryable, fetch_all, fetch_one, json_list
 
 ACTIVE_JSON = json_list(sorted(ACTIVE))
-TERMINAL_JSON = json_list(sorted(TERMINAL))
 
 DOWNLOAD_COLUMNS = """
     id, name, state, source, source_ref, chat_id, message_id, save_path, content_path,
@@ -27,27 +24,6 @@ async def current_state(conn: Queryable, download_id: Id) -> State:
     if row is None:
         raise NotFoundError("download", download_id)
     return State(row["state"])
-
-
-async def record_transition(
-    conn: aiosqlite.Connection,
-    download_id: Id,
-    from_state: State | None,
-    to_state: State,
-    reason: str,
-) -> None:
-    await conn.execute(
-        """INSERT INTO state_transition (id, download_id, from_state, to_state, reason, created_at)
-        VALUES (:id, :download_id, :from_state, :to_state, :reason, :now)""",
-        {
-            "id": new_id(),
-            "download_id": download_id,
-            "from_state": from_state,
-            "to_state": to_state,
-            "reason": reason,
-            "now": clock.now(),
-        },
-    )
 
 
 _BY_ID = f"SELECT {DOWNLOAD_COLUMNS} FROM download WHERE id = :id"
@@ -104,6 +80,7 @@ def download_from_row(row: sqlite3.Row, infohashes: tuple[Infohash, ...]) -> Dow
     values = dict(zip(row.keys(), tuple(row), strict=True))
     values["id"] = Id(values["id"])
     values["state"] = State(values["state"])
+    values["error"] = Reason.loads(values["error"])
     return Download(**values, infohashes=infohashes)
 
 

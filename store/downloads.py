@@ -2,8 +2,9 @@
 
 The invariant "at most one ACTIVE download per infohash" has no index behind
 it (one hash may belong to several downloads over time); it is held by the
-guarded operations below, each ONE write transaction, and by ``set_state``,
-which refuses terminal -> active inside its UPDATE.
+guarded operations below, each ONE write transaction, and by
+``store.transitions.move``, which lets a terminal download become active again
+only while no other active download owns one of its hashes.
 """
 
 import re
@@ -13,29 +14,26 @@ from collections.abc import Iterable
 import aiosqlite
 
 from core import clock
-from core.errors import InfohashTakenError, InvalidInputError, InvalidTransitionError, NotFoundError
+from core.errors import InfohashTakenError, InvalidInputError, NotFoundError
 from core.ids import Id, new_id, parse_id
 from core.infohash import Kind, normalize_infohashes
 from core.models import CreateResult, Download, Infohash, NewDownload, StateTransition
 from core.notifications import ADOPTED
+from core.reasons import Reason, reason, text_reason
 from core.states import ACTIVE, State
+from store import transitions
 from store.db import Database
 from store.download_rows import (
     ACTIVE_JSON,
     DOWNLOAD_COLUMNS,
-    TERMINAL_JSON,
     current_state,
     find_download,
     load_download,
     read_download,
     read_with_hashes,
-    record_transition,
 )
 from store.outbox import enqueue
 from store.rows import Queryable, fetch_all, json_list
-
-# States whose reason is kept in download.error: why it is not going forward.
-_TROUBLE = json_list(sorted({State.STUCK, State.FAILED, State.REMOVED}))
 
 # Which active download (other than :exclude) owns one of :hashes.
 _ACTIVE_OWNERS_SQL = """
@@ -54,30 +52,6 @@ _ADD_HASH_IF_FREE_SQL = """
         SELECT 1 FROM download_infohash AS h JOIN download AS d ON d.id = h.download_id
         WHERE h.infohash = :infohash AND h.download_id != :download_id
           AND d.state IN (SELECT value FROM json_each(:active)))
-"""
-
-_UPDATE_STATE_SQL = """
-    UPDATE download
-    SET state = :to_state, updated_at = :now,
-        error = CASE WHEN :to_state IN (SELECT value FROM json_each(:trouble))
-                     THEN :reason ELSE NULL END
-    WHERE id = :id
-      AND state IN (SELECT value FROM json_each(:from_states))
-"""
-
-# The backstop of set_state: never terminal -> active.
-_NOT_TERMINAL_TO_ACTIVE = """
-      AND NOT (state IN (SELECT value FROM json_each(:terminal))
-               AND :to_state IN (SELECT value FROM json_each(:active)))
-"""
-
-_NO_OTHER_ACTIVE_OWNER = """
-      AND NOT EXISTS (
-        SELECT 1 FROM download_infohash AS mine
-        JOIN download_infohash AS other
-          ON other.infohash = mine.infohash AND other.download_id != mine.download_id
-        JOIN download AS o ON o.id = other.download_id
-        WHERE mine.download_id = :id AND o.state IN (SELECT value FROM json_each(:active)))
 """
 
 # Conditions of list_downloads, combined in Python from these fixed fragments
@@ -139,33 +113,22 @@ class Downloads:
                 )
             return CreateResult(created, created=True)
 
-    async def activate_if_no_other_active(
+    async def move(
         self,
         download_id: Id,
         to_state: State,
         *,
-        reason: str,
-        from_states: Iterable[State] = tuple(State),
+        reason: Reason,
+        expected: Iterable[State] = tuple(State),
+        announce: bool = False,
     ) -> Download:
-        """Move a download into an active state unless ANOTHER active download
-        owns one of its hashes (retry, recovery, relink).
-
-        Invariant: at most one active download per infohash. The download
-        itself is excluded from the check (a stuck one is active and must not
-        mask another owner). Refuses with ``InfohashTakenError`` naming the
-        owner, or ``InvalidTransitionError`` when the current state is not in
-        ``from_states``; a refusal changes nothing.
-        """
-        if to_state not in ACTIVE:
-            raise InvalidInputError(f"activate needs an active state, not {to_state}")
-        allowed = frozenset(from_states)
+        """Change the state in its own transaction (``store.transitions.move``:
+        the allowed moves, the identity guard, history, announcement); a refusal
+        raises and changes nothing."""
         async with self._db.write() as conn:
-            current = await current_state(conn, download_id)
-            params = _set_state_params(download_id, to_state, reason, allowed)
-            cursor = await conn.execute(_UPDATE_STATE_SQL + _NO_OTHER_ACTIVE_OWNER, params)
-            if cursor.rowcount == 0:
-                await _explain_refused_activation(conn, download_id, current, to_state, allowed)
-            await record_transition(conn, download_id, current, to_state, reason)
+            await transitions.move(
+                conn, download_id, to_state, reason, expected=expected, announce=announce
+            )
             return await load_download(conn, download_id)
 
     async def add_infohashes(self, download_id: Id, hashes: Iterable[str]) -> Download:
@@ -182,33 +145,6 @@ class Downloads:
             for infohash, owner in owners.items():
                 raise InfohashTakenError(infohash, owner)
             await _add_hashes_if_free(conn, download_id, wanted)
-            return await load_download(conn, download_id)
-
-    async def set_state(
-        self,
-        download_id: Id,
-        to_state: State,
-        *,
-        reason: str,
-        from_states: Iterable[State] = tuple(State),
-    ) -> Download:
-        """Change the state; refuses terminal -> active in the UPDATE itself.
-
-        Invariant: a terminal download comes back only through
-        ``activate_if_no_other_active`` — the mechanical backstop that replaced
-        the unique index. Also refuses when the current state is not in
-        ``from_states`` (the caller's view is stale). Same state: no change.
-        """
-        allowed = frozenset(from_states)
-        async with self._db.write() as conn:
-            current = await current_state(conn, download_id)
-            if current == to_state:
-                return await load_download(conn, download_id)
-            params = _set_state_params(download_id, to_state, reason, allowed)
-            cursor = await conn.execute(_UPDATE_STATE_SQL + _NOT_TERMINAL_TO_ACTIVE, params)
-            if cursor.rowcount == 0:
-                raise InvalidTransitionError(download_id, current, to_state)
-            await record_transition(conn, download_id, current, to_state, reason)
             return await load_download(conn, download_id)
 
     # --- reads ------------------------------------------------------------
@@ -290,7 +226,7 @@ def read_transitions(conn: sqlite3.Connection, download_id: Id) -> list[StateTra
             download_id=Id(row["download_id"]),
             from_state=None if row["from_state"] is None else State(row["from_state"]),
             to_state=State(row["to_state"]),
-            reason=row["reason"],
+            reason=Reason.loads(row["reason"]) or text_reason(""),  # NOT NULL
             created_at=row["created_at"],
         )
         for row in rows
@@ -359,7 +295,9 @@ async def _insert_download(
             for h, k in hashes.items()
         ],
     )
-    await record_transition(conn, download_id, None, new.state, f"created from {new.source}")
+    await transitions.record_transition(
+        conn, download_id, None, new.state, reason(f"created.{new.source}")
+    )
     return Download(
         id=download_id,
         name=new.name,
@@ -384,39 +322,6 @@ async def _insert_download(
 def _hash_order(item: tuple[str, Kind]) -> tuple[str, str]:
     """v1 before v2, as ``_with_hashes`` reads them."""
     return item[1], item[0]
-
-
-def _set_state_params(
-    download_id: Id, to_state: State, reason: str, from_states: frozenset[State]
-) -> dict[str, object]:
-    return {
-        "id": download_id,
-        "to_state": to_state,
-        "reason": reason,
-        "now": clock.now(),
-        "from_states": json_list(from_states),
-        "terminal": TERMINAL_JSON,
-        "active": ACTIVE_JSON,
-        "trouble": _TROUBLE,
-    }
-
-
-async def _explain_refused_activation(
-    conn: aiosqlite.Connection,
-    download_id: Id,
-    current: State,
-    to_state: State,
-    allowed: frozenset[State],
-) -> None:
-    if current not in allowed:
-        raise InvalidTransitionError(download_id, current, to_state)
-    mine = await fetch_all(
-        conn, "SELECT infohash FROM download_infohash WHERE download_id = :id", {"id": download_id}
-    )
-    owners = await _active_owners(conn, [row["infohash"] for row in mine], exclude=download_id)
-    for infohash, owner in owners.items():
-        raise InfohashTakenError(infohash, owner)
-    raise InvalidTransitionError(download_id, current, to_state)
 
 
 def _looks_like_hash(hex_text: str) -> bool:

@@ -11,6 +11,7 @@ from core.ids import Id, new_id
 from core.models import Notification
 from store.db import Database
 from store.rows import fetch_all
+from store.telegram import BotMessage, remember_message
 
 
 async def enqueue(
@@ -96,8 +97,15 @@ class Outbox:
                 )
             await conn.execute("DELETE FROM outbox WHERE id = :id", {"id": notification.id})
 
-    async def mark_sent(self, notification_id: Id, message_id: int | None) -> None:
+    async def mark_sent(
+        self, notification_id: Id, message_id: int | None, about: BotMessage | None = None
+    ) -> None:
+        """Sent (``message_id`` None: dropped); the message it became is remembered in
+        the same transaction, so a kill between the two cannot leave a message that
+        is remembered but still queued (sent again, a second status message)."""
         async with self._db.write() as conn:
+            if about is not None:
+                await remember_message(conn, about)
             await conn.execute(
                 """UPDATE outbox SET sent_at = :now, message_id = :message_id,
                     attempts = attempts + 1, last_error = NULL WHERE id = :id""",

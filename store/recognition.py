@@ -9,6 +9,7 @@ from core import clock
 from core.errors import NotFoundError
 from core.evidence import Evidence, Season
 from core.ids import Id, new_id
+from core.reasons import Reason
 from store.db import Database
 from store.rows import fetch_one
 
@@ -53,7 +54,7 @@ class StoredRecognition:
     year: int | None
     season: int | None
     status: str  # auto | needs_review | confirmed | waiting
-    reason: str | None  # JSON of core.reasons.Reason (plain English before 0007)
+    reason: Reason | None
     created_at: str
     files: tuple[StoredFile, ...]
     candidates: tuple[StoredCandidate, ...]
@@ -88,7 +89,7 @@ class Recognitions:
         year: int | None,
         season: int | None,
         status: str,
-        reason: str | None,
+        reason: Reason | None,
         files: Sequence[StoredFile],
         candidates: Sequence[StoredCandidate],
     ) -> Id:
@@ -110,7 +111,7 @@ class Recognitions:
                     "season": season,
                     "confidence": max((c.score for c in candidates), default=0.0),
                     "status": status,
-                    "reason": reason,
+                    "reason": None if reason is None else reason.dumps(),
                     "now": now,
                 },
             )
@@ -192,11 +193,15 @@ class Recognitions:
             )
         return True
 
-    async def set_status(self, recognition_id: Id, status: str, reason: str | None) -> None:
+    async def set_status(self, recognition_id: Id, status: str, reason: Reason | None) -> None:
         async with self._db.write() as conn:
             await conn.execute(
                 "UPDATE recognition SET status = :status, reason = :reason WHERE id = :id",
-                {"id": recognition_id, "status": status, "reason": reason},
+                {
+                    "id": recognition_id,
+                    "status": status,
+                    "reason": None if reason is None else reason.dumps(),
+                },
             )
 
     async def set_overrides(self, download_id: Id, values: Mapping[str, str]) -> None:
@@ -305,7 +310,7 @@ def read_current(conn: sqlite3.Connection, download_id: Id) -> StoredRecognition
         year=row["year"],
         season=row["season"],
         status=row["status"],
-        reason=row["reason"],
+        reason=Reason.loads(row["reason"]),
         created_at=row["created_at"],
         files=tuple(_file(f) for f in files),
         candidates=tuple(_candidate(c) for c in candidates),

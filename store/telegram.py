@@ -15,6 +15,46 @@ from store.rows import fetch_all, fetch_one
 
 
 @dataclass(frozen=True)
+class BotMessage:
+    """A message the bot sent about a download (``role``: status, reply, notification)."""
+
+    chat_id: int
+    message_id: int
+    download_id: Id
+    role: str
+    shown: str | None = None
+
+
+async def remember_message(conn: aiosqlite.Connection, message: BotMessage) -> None:
+    """Inside a write transaction: a message the bot sent about a download; the
+    status one also becomes the download's ``message_id``."""
+    now = clock.now()
+    await conn.execute(
+        """INSERT OR REPLACE INTO telegram_message
+            (chat_id, message_id, download_id, role, shown, shown_at, created_at)
+        VALUES (:chat_id, :message_id, :download_id, :role, :shown, :now, :now)""",
+        {
+            "chat_id": message.chat_id,
+            "message_id": message.message_id,
+            "download_id": message.download_id,
+            "role": message.role,
+            "shown": message.shown,
+            "now": now,
+        },
+    )
+    if message.role == "status":
+        await conn.execute(
+            """UPDATE download SET chat_id = :chat_id, message_id = :message_id
+            WHERE id = :id""",
+            {
+                "chat_id": message.chat_id,
+                "message_id": message.message_id,
+                "id": message.download_id,
+            },
+        )
+
+
+@dataclass(frozen=True)
 class StatusMessage:
     chat_id: int
     message_id: int
@@ -29,33 +69,6 @@ class TelegramState:
         # set_chat_language changes it (one process owns the database), so the
         # answers are kept: a few chats, the allowed users.
         self._languages: dict[int, str | None] = {}
-
-    async def remember_message(
-        self, chat_id: int, message_id: int, download_id: Id, role: str, shown: str | None = None
-    ) -> None:
-        """A message the bot sent about a download; the status one also becomes
-        the download's ``message_id``."""
-        now = clock.now()
-        async with self._db.write() as conn:
-            await conn.execute(
-                """INSERT OR REPLACE INTO telegram_message
-                    (chat_id, message_id, download_id, role, shown, shown_at, created_at)
-                VALUES (:chat_id, :message_id, :download_id, :role, :shown, :now, :now)""",
-                {
-                    "chat_id": chat_id,
-                    "message_id": message_id,
-                    "download_id": download_id,
-                    "role": role,
-                    "shown": shown,
-                    "now": now,
-                },
-            )
-            if role == "status":
-                await conn.execute(
-                    """UPDATE download SET chat_id = :chat_id, message_id = :message_id
-                    WHERE id = :id""",
-                    {"chat_id": chat_id, "message_id": message_id, "id": download_id},
-                )
 
     async def answered(self, download_id: Id) -> bool:
         """Whether a reply about the download was queued or sent: one ingested by an

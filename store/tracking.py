@@ -5,20 +5,13 @@ from collections.abc import Iterable, Sequence
 from datetime import timedelta
 
 from core import clock
+from core.errors import InfohashTakenError, InvalidTransitionError
 from core.ids import Id
 from core.models import Download, SnapshotChange
-from core.notifications import ANNOUNCED
 from core.states import State
+from store import transitions
 from store.db import Database
-from store.download_rows import (
-    ACTIVE_JSON,
-    DOWNLOAD_COLUMNS,
-    TERMINAL_JSON,
-    load_downloads,
-    record_transition,
-    with_hashes,
-)
-from store.outbox import enqueue
+from store.download_rows import ACTIVE_JSON, DOWNLOAD_COLUMNS, load_downloads, with_hashes
 from store.rows import fetch_all, fetch_one, json_list
 
 # An ingest adds right after it commits; the re-add loop leaves it this long.
@@ -40,14 +33,6 @@ SNAPSHOT_COLUMNS = frozenset(
         "completed_at",
     }
 )
-
-_TICK_TRANSITION_SQL = """
-    UPDATE download SET state = :to_state, updated_at = :now,
-        error = CASE WHEN :to_state IN ('stuck', 'failed', 'removed') THEN :reason ELSE NULL END
-    WHERE id = :id AND state = :from_state
-      AND NOT (state IN (SELECT value FROM json_each(:terminal))
-               AND :to_state IN (SELECT value FROM json_each(:active)))
-"""
 
 
 class Tracking:
@@ -113,8 +98,9 @@ class Tracking:
         their notifications (a background change is announced in the chat).
 
         A transition applies only while the download is still in the state the
-        poller saw (``from_state``), and never terminal -> active; the changes
-        whose transition applied are returned.
+        caller saw (``from_state``) and the move is allowed
+        (``store.transitions.move``); the changes whose transition applied are
+        returned.
         """
         applied: list[SnapshotChange] = []
         if not changes:
@@ -134,26 +120,18 @@ class Tracking:
                 move = change.transition
                 if move is None:
                     continue
-                cursor = await conn.execute(
-                    _TICK_TRANSITION_SQL,
-                    {
-                        "id": change.download_id,
-                        "from_state": move.from_state,
-                        "to_state": move.to_state,
-                        "reason": move.reason,
-                        "now": now,
-                        "terminal": TERMINAL_JSON,
-                        "active": ACTIVE_JSON,
-                    },
-                )
-                if cursor.rowcount:
-                    await record_transition(
-                        conn, change.download_id, move.from_state, move.to_state, move.reason
+                try:
+                    await transitions.move(
+                        conn,
+                        change.download_id,
+                        move.to_state,
+                        move.reason,
+                        expected={move.from_state},
+                        announce=True,
                     )
-                    kind = ANNOUNCED.get(move.to_state)
-                    if kind is not None:
-                        await enqueue(conn, change.download_id, kind, {"reason": move.reason})
-                    applied.append(change)
+                except (InvalidTransitionError, InfohashTakenError):
+                    continue  # moved meanwhile (a person's action): the next tick sees it
+                applied.append(change)
         return applied
 
     async def record_add_attempt(self, download_id: Id, *, next_add_at: str | None) -> None:

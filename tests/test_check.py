@@ -321,7 +321,7 @@ async def test_a_hardlink_across_file_systems_names_both(setup: Setup, shm_root:
     line = the_failure(*await setup.check({"library.movies": str(shm_root)}))
     assert line == (
         f"✗ no hardlink from {downloads} into library.movies {shm_root}: another file system"
-        f" — cannot hardlink across file systems: the download {downloads} is on "
+        f" — Cannot hardlink across file systems: the download {downloads} is on "
         f"{filesystem_of(downloads)}; the library path {shm_root} is on "
         f'{filesystem_of(shm_root)}. Set library.cross_device = "copy" to copy such files, '
         "or put the library on the same file system as the downloads."

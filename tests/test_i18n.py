@@ -13,7 +13,7 @@ from sandbox.samples import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "common" / "locales" / "ru" / "LC_MESSAGES" / "jellybit.po"
-KEYWORDS = {"tx": None, "plain": None, "ngettext": (1, 2)}
+KEYWORDS = {"tx": None, "plain": None, "ngettext": (1, 2), "N_": None}
 
 
 TEMPLATE_TEXT = re.compile(r"""_\(\s*"([^"]+)"\s*\)""")  # {{ _("…") }} in a template
@@ -23,7 +23,7 @@ def code_messages() -> set[str]:
     """The texts of the code and the templates, and the sandbox's sample labels
     (data the sandbox page translates)."""
     found: set[str] = {sample.label for sample in SAMPLES}
-    for package in ("bot", "web", "worker", "common", "jellybit", "sandbox"):
+    for package in ("core", "bot", "web", "worker", "common", "jellybit", "sandbox"):
         for _, _, message, _, _ in extract_from_dir(
             ROOT / package, method_map=[("**.py", "python")], keywords=KEYWORDS
         ):
@@ -68,3 +68,7 @@ def test_values_are_html_escaped() -> None:
         tx("🎬 Done: {name}", name="<b>Tom & Jerry</b>")
         == "🎬 Done: &lt;b&gt;Tom &amp; Jerry&lt;/b&gt;"
     )
+
+
+def test_the_catalogue_holds_no_text_the_code_no_longer_has() -> None:
+    assert sorted(set(russian()) - code_messages()) == []

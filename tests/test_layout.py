@@ -234,12 +234,13 @@ def test_cross_device_hardlink_fails_naming_both_file_systems(
         link(far_source, target, mode="hardlink", cross_device="fail")
     message = str(raised.value)
     assert f"is on device {device_id(far_source)} (tmpfs) mounted at {SHM};" in message
-    assert f"is on device {device_id(tmp_path)} " in message
+    assert f"on device {device_id(tmp_path)} " in message
     assert f"mounted at {mount_point(tmp_path)}." in message
     assert str(far_source) in message
     assert str(target) in message
     assert 'library.cross_device = "copy"' in message
-    assert "same file system as the downloads" in message
+    assert "put the library on the same file system" in message
+    assert raised.value.reason.code == "layout.cross_device"
     assert raised.value.source_fs.mount_point == mount_point(far_source)
     assert raised.value.target_fs.device == os.stat(tmp_path).st_dev
     assert not target.exists()

@@ -19,6 +19,7 @@ from core.magnet import (
     parse_magnet,
     remaining_text,
 )
+from core.reasons import Reason
 from tests.hashes import v1, v2
 
 
@@ -155,10 +156,10 @@ def test_a_magnet_of_exactly_8_kib_is_accepted() -> None:
         ),
     ],
 )
-def test_a_bad_magnet_is_refused_with_a_reason(text: str, reason: str) -> None:
+def test_a_bad_magnet_is_refused_with_a_reason(text: str, reason: "str | Reason") -> None:
     with pytest.raises(InvalidInputError) as refusal:
         parse_magnet(text)
-    assert str(refusal.value) == reason
+    assert str(refusal.value) == (reason if isinstance(reason, str) else reason.english())
 
 
 _magnet_pieces = st.sampled_from(

@@ -189,10 +189,10 @@ def without(info: dict[bytes, Any], *keys: bytes) -> dict[bytes, Any]:
         (b"d4:infoi1ee", "torrent file has no info dictionary"),
         (
             b"d4:infod4:name1:a6:lengthi1e12:piece lengthi16384e6:pieces20:" + PIECES + b"ee",
-            NOT_CANONICAL_REASON,
+            NOT_CANONICAL_REASON.english(),
         ),
-        (b"d4:infod6:lengthi01e4:name1:aee", NOT_CANONICAL_REASON),
-        (b"d4:infod6:lengthi-0e4:name1:aee", NOT_CANONICAL_REASON),
+        (b"d4:infod6:lengthi01e4:name1:aee", NOT_CANONICAL_REASON.english()),
+        (b"d4:infod6:lengthi-0e4:name1:aee", NOT_CANONICAL_REASON.english()),
         (
             torrent(without(v1_single(), b"pieces")),
             "torrent file has neither v1 pieces nor a v2 file tree",
@@ -203,14 +203,14 @@ def without(info: dict[bytes, Any], *keys: bytes) -> dict[bytes, Any]:
         ),
         (torrent(v1_single(pieces=b"\x01" * 21)), "torrent file has malformed v1 pieces"),
         (torrent(v1_single(pieces=[PIECES])), "torrent file has malformed v1 pieces"),
-        (torrent(v1_single(length=-1)), BAD_LENGTH_REASON),
-        (torrent(v1_single(length=MAX_CONTENT_BYTES + 1)), BAD_LENGTH_REASON),
-        (torrent(v1_single(length=b"5")), BAD_LENGTH_REASON),
-        (torrent(without(v1_single(), b"length")), BAD_LENGTH_REASON),
+        (torrent(v1_single(length=-1)), BAD_LENGTH_REASON.english()),
+        (torrent(v1_single(length=MAX_CONTENT_BYTES + 1)), BAD_LENGTH_REASON.english()),
+        (torrent(v1_single(length=b"5")), BAD_LENGTH_REASON.english()),
+        (torrent(without(v1_single(), b"length")), BAD_LENGTH_REASON.english()),
         (torrent(v1_single(files=b"a")), "torrent file has a malformed file list"),
         (torrent(v1_single(files=[1])), "torrent file has a malformed file list"),
         (torrent(v1_single(files=[])), "torrent file lists no files"),
-        (torrent(v1_single(files=[{b"length": -5, b"path": [b"a"]}])), BAD_LENGTH_REASON),
+        (torrent(v1_single(files=[{b"length": -5, b"path": [b"a"]}])), BAD_LENGTH_REASON.english()),
         (
             torrent(v1_single(files=[{b"length": MAX_CONTENT_BYTES, b"path": [b"a"]}] * 2)),
             "torrent file describes more than 1 PiB of content",
@@ -222,7 +222,7 @@ def without(info: dict[bytes, Any], *keys: bytes) -> dict[bytes, Any]:
         (torrent(v1_single(meta_version=2, file_tree={})), "torrent file lists no files"),
         (
             torrent(v1_single(meta_version=2, file_tree={b"a": {b"": {b"length": -1}}})),
-            BAD_LENGTH_REASON,
+            BAD_LENGTH_REASON.english(),
         ),
         (torrent(v1_single(name=b"")), "torrent file has no name"),
         (torrent(v1_single(name=b"\x00\n ")), "torrent file has no name"),
@@ -265,10 +265,10 @@ def test_a_torrent_of_at_most_max_files_files_is_read_and_one_more_is_not() -> N
     assert parse_torrent_file(v1_files(MAX_FILES)).file_count == MAX_FILES
     assert parse_torrent_file(v1_files(MAX_FILES, padding=MAX_FILES)).file_count == MAX_FILES
     assert parse_torrent_file(v2_files(MAX_FILES)).file_count == MAX_FILES
-    assert refusal(v1_files(MAX_FILES + 1)) == TOO_MANY_FILES_REASON
-    assert refusal(v1_files(MAX_FILES + 1, padding=MAX_FILES)) == TOO_MANY_FILES_REASON
-    assert refusal(v2_files(MAX_FILES + 1)) == TOO_MANY_FILES_REASON
-    assert refusal(v1_files(3, padding=2 * MAX_FILES)) == TOO_MANY_FILES_REASON
+    assert refusal(v1_files(MAX_FILES + 1)) == TOO_MANY_FILES_REASON.english()
+    assert refusal(v1_files(MAX_FILES + 1, padding=MAX_FILES)) == TOO_MANY_FILES_REASON.english()
+    assert refusal(v2_files(MAX_FILES + 1)) == TOO_MANY_FILES_REASON.english()
+    assert refusal(v1_files(3, padding=2 * MAX_FILES)) == TOO_MANY_FILES_REASON.english()
 
 
 # --- anything at all: only InvalidInputError ----------------------------------------

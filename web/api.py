@@ -311,7 +311,7 @@ def download_dto(download: Download) -> Json:
         "size": download.total_size,
         "download_speed": download.download_speed,
         "eta": download.eta,
-        "error": download.error,
+        "error": None if download.error is None else download.error.english(),
         "source": download.source,
         "infohashes": [{"infohash": h.value, "kind": h.kind} for h in download.infohashes],
         "save_path": download.save_path,
@@ -327,17 +327,17 @@ def transition_dto(transition: StateTransition) -> Json:
         "id": transition.id,
         "from_state": None if transition.from_state is None else transition.from_state.value,
         "to_state": transition.to_state.value,
-        "reason": transition.reason,
+        "reason": transition.reason.english(),
         "created_at": transition.created_at,
     }
 
 
 def _ingest_response(result: IngestResult) -> web.Response:
     if isinstance(result, Rejected):
-        extra: Json = {"reason": result.reason}
+        extra: Json = {"reason": result.reason.english()}
         if result.download is not None:
             extra["download"] = download_dto(result.download)
-        raise ApiError(422, RejectedError.code, result.reason, extra=extra)
+        raise ApiError(422, RejectedError.code, result.reason.english(), extra=extra)
     body: Json
     if isinstance(result, Created):
         body = {"result": "created", "queued": result.queued}

@@ -22,6 +22,7 @@ from aiohttp import web
 from markupsafe import Markup, escape
 
 from common.explain import evidence_line, reason_text
+from common.formatting import progress_text, relative_text, size_text
 from common.i18n import Texts, state_labels
 from common.logs import for_download
 from core import clock
@@ -36,15 +37,14 @@ from core.evidence import Candidate, MediaKind
 from core.ids import Id, new_id, parse_id
 from core.models import Download
 from core.numbers import ascii_int
-from core.reasons import Reason
+from core.reasons import Reason, reason
 from core.recognize import OVERRIDE_FIELDS
-from core.states import ACTIVE, State
+from core.states import ACTIVE, RETRYABLE, State
 from store.card import DownloadCard
 from store.recognition import StoredCandidate, StoredRecognition
 from web import auth, rendering
 from web.app import DEPS, WebDeps
 from web.auth import LANGUAGES, USER, render_refusal
-from worker.actions import RETRYABLE
 from worker.tmdb import parse_tmdb_id
 
 PAGE_SIZE = 25  # a phone screen or two; render time grows with it (bench/web_bench.py)
@@ -110,10 +110,9 @@ class Formats:
     def state(self, state: State) -> str:
         return self._states[state]
 
-    def reason(self, text: str | None) -> str:
-        """A stored reason: a code in the reader's words (older English text is
-        translated where the catalogue has it)."""
-        return reason_text(self._tx, Reason.loads(text))
+    def reason(self, why: Reason | None) -> str:
+        """A stored reason in the reader's words."""
+        return reason_text(self._tx, why)
 
     def evidence(self, candidate: StoredCandidate | Candidate) -> str:
         return evidence_line(self._tx, candidate.evidence, candidate.title)
@@ -124,12 +123,7 @@ class Formats:
     def size(self, size: float | None) -> str:
         if size is None:
             return "—"
-        tx = self._tx
-        units = [tx.plain("B"), tx.plain("KB"), tx.plain("MB"), tx.plain("GB"), tx.plain("TB")]
-        value, unit = float(size), 0
-        while value >= 1024 and unit < len(units) - 1:
-            value, unit = value / 1024, unit + 1
-        return f"{value:.0f} {units[unit]}" if unit == 0 else f"{value:.1f} {units[unit]}"
+        return size_text(self._tx, size)
 
     def when(self, text: str | None) -> Moment | None:
         try:
@@ -159,17 +153,7 @@ class Formats:
         )
 
     def _relative(self, moment: datetime, absolute: str) -> str:
-        seconds = (self._now - moment).total_seconds()
-        tx = self._tx
-        if seconds < 60:
-            return tx.plain("just now")
-        if seconds < 3600:
-            return tx.plain("{n} min ago").format(n=int(seconds // 60))
-        if seconds < 86400:
-            return tx.plain("{n} h ago").format(n=int(seconds // 3600))
-        if seconds < 7 * 86400:
-            return tx.plain("{n} d ago").format(n=int(seconds // 86400))
-        return absolute[:10]
+        return relative_text(self._tx, moment, self._now) or absolute[:10]
 
     def kind(self, kind: str) -> str:
         tx = self._tx
@@ -427,7 +411,7 @@ async def card_page(page: Page, card: DownloadCard) -> web.StreamResponse:
         "card.html",
         d=download,
         name=display_name(download),
-        numbers=_numbers(page, download),
+        numbers=progress_text(page.tx, download),
         actions=_actions(page.tx, download.state),
         can_cancel=download.state in ACTIVE,
         can_review=download.state in PICKABLE,
@@ -439,28 +423,6 @@ async def card_page(page: Page, card: DownloadCard) -> web.StreamResponse:
         history=card.history,
         category=page.deps.settings.qbittorrent.category,
     )
-
-
-def _numbers(page: Page, download: Download) -> str:
-    """Size done of total, speed and time left, while it downloads."""
-    fmt, tx = page.fmt, page.tx
-    parts = [f"{fmt.percent(download.progress)}%"]
-    if download.total_size:
-        done = fmt.size(download.total_size * download.progress)
-        parts.append(f"{done} / {fmt.size(download.total_size)}")
-    if download.state == State.DOWNLOADING and download.download_speed:
-        parts.append(tx.plain("{speed}/s").format(speed=fmt.size(download.download_speed)))
-    if download.state == State.DOWNLOADING and download.eta:
-        parts.append(_eta(tx, download.eta))
-    return " · ".join(parts)
-
-
-def _eta(tx: Texts, seconds: int) -> str:
-    if seconds < 60:
-        return tx.plain("~{n} s").format(n=seconds)
-    if seconds < 3600:
-        return tx.plain("~{n} min").format(n=seconds // 60)
-    return tx.plain("~{h} h {m} min").format(h=seconds // 3600, m=seconds % 3600 // 60)
 
 
 def _actions(tx: Texts, state: State) -> list[tuple[Action, str]]:
@@ -618,7 +580,7 @@ async def _with_candidate(deps: WebDeps, recognition: StoredRecognition, found: 
         year=recognition.year,
         season=recognition.season,
         status="needs_review",
-        reason=Reason("picked").dumps(),
+        reason=reason("picked"),
         files=recognition.files,
         candidates=[picked, *kept],
     )
@@ -641,11 +603,14 @@ async def save_overrides(page: Page, download: Download) -> web.StreamResponse:
     recognition = await store.recognitions.current(download.id)
     if recognition is None or download.state not in PICKABLE | {State.IMPORTING}:
         raise _card(download.id, done="overrides_saved")
-    await store.recognitions.set_status(recognition.id, "waiting", "overrides changed")
+    await store.recognitions.set_status(recognition.id, "waiting", reason("person.corrected"))
     try:
         if download.state == State.REVIEW:
-            await store.downloads.set_state(
-                download.id, State.IMPORTING, reason="overrides changed", from_states={State.REVIEW}
+            await store.downloads.move(
+                download.id,
+                State.IMPORTING,
+                reason=reason("person.corrected"),
+                expected={State.REVIEW},
             )
         elif download.state == State.DONE:
             await page.deps.engine.actions.relink(download.id)

@@ -13,13 +13,12 @@ from core.errors import ExternalError, InvalidTransitionError, NotFoundError, Re
 from core.ids import Id
 from core.live import Torrent, is_broken, is_complete
 from core.models import Download
-from core.states import ACTIVE, State
+from core.reasons import reason
+from core.states import ACTIVE, RETRYABLE, State
 from store import Store
 from worker.adder import TorrentAdder
 from worker.poller import Poller
 from worker.qbt import SYSTEM, QbtClient
-
-RETRYABLE = frozenset({State.FAILED, State.STUCK, State.REMOVED})
 
 
 @dataclass(frozen=True)
@@ -53,8 +52,8 @@ class Actions:
         """
         download = await self._store.downloads.get_download(download_id)
         log = for_download(download.id)
-        activated = await self._store.downloads.activate_if_no_other_active(
-            download.id, State.ACCEPTED, reason="retry", from_states=RETRYABLE
+        activated = await self._store.downloads.move(
+            download.id, State.ACCEPTED, reason=reason("person.retry"), expected=RETRYABLE
         )
         try:
             present = await self._poller.find_torrent(activated.hash_values())
@@ -67,14 +66,14 @@ class Actions:
             return RetryResult(await self._store.downloads.get_download(download.id))
         added = await self._adder.add(activated, fail_on_reject=False)
         if added.outcome == "failed":
-            await self._store.downloads.set_state(
+            await self._store.downloads.move(
                 download.id,
                 download.state,
-                reason=f"retry failed: {added.reason}",
-                from_states={State.ACCEPTED},
+                reason=reason("person.retry_failed", detail=added.detail),
+                expected={State.ACCEPTED},
             )
-            log.warning("download.retry_failed", reason=added.reason)
-            raise RejectedError(SYSTEM, added.reason)
+            log.warning("download.retry_failed", reason=added.detail)
+            raise RejectedError(SYSTEM, added.detail)
         self._poller.wake.set()
         log.info("download.retried", queued=added.outcome == "queued")
         current = await self._store.downloads.get_download(download.id)
@@ -95,8 +94,8 @@ class Actions:
         )
         if download.state == State.DONE:
             return await self.relink(download.id)
-        chosen = await self._store.downloads.set_state(
-            download.id, State.IMPORTING, reason="title chosen", from_states={State.REVIEW}
+        chosen = await self._store.downloads.move(
+            download.id, State.IMPORTING, reason=reason("person.picked"), expected={State.REVIEW}
         )
         self._wake_importer()
         return chosen
@@ -104,8 +103,8 @@ class Actions:
     async def relink(self, download_id: Id) -> Download:
         """done -> importing (guarded): the layout is applied again with the
         current recognition; refused when another active download has the hash."""
-        relinked = await self._store.downloads.activate_if_no_other_active(
-            download_id, State.IMPORTING, reason="relink", from_states={State.DONE}
+        relinked = await self._store.downloads.move(
+            download_id, State.IMPORTING, reason=reason("person.relink"), expected={State.DONE}
         )
         for_download(relinked.id).info("download.relink_requested")
         self._wake_importer()
@@ -122,8 +121,8 @@ class Actions:
         if found is not None:
             torrent_id, torrent = found
             await self._qbt.delete(torrent_id, delete_files=not is_complete(torrent), log=log)
-        cancelled = await self._store.downloads.set_state(
-            download.id, State.REMOVED, reason="cancelled", from_states=ACTIVE
+        cancelled = await self._store.downloads.move(
+            download.id, State.REMOVED, reason=reason("person.cancel"), expected=ACTIVE
         )
         log.info("download.cancelled", torrent_deleted=found is not None)
         return cancelled

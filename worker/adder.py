@@ -11,7 +11,8 @@ from core import clock
 from core.errors import AuthFailedError, RejectedError, UnreachableError
 from core.live import hashes_of
 from core.magnet import magnet_uri
-from core.models import Download, SnapshotChange, Transition
+from core.models import Download
+from core.reasons import reason
 from core.states import State
 from store import Store
 from worker.qbt import QbtClient
@@ -27,7 +28,7 @@ AddOutcome = Literal["added", "queued", "failed"]
 @dataclass(frozen=True)
 class AddResult:
     outcome: AddOutcome
-    reason: str = ""
+    detail: str = ""  # qBittorrent's words when it refused or did not answer
 
 
 def backoff_seconds(attempts: int) -> float:
@@ -62,12 +63,13 @@ class TorrentAdder:
         except RejectedError as error:
             if await self._already_there(download):
                 return await self._added(download)
-            if fail_on_reject and announce:
-                move = Transition(State.ACCEPTED, State.FAILED, error.detail)
-                await self._store.tracking.apply_changes([SnapshotChange(download.id, {}, move)])
-            elif fail_on_reject:
-                await self._store.downloads.set_state(
-                    download.id, State.FAILED, reason=error.detail, from_states={State.ACCEPTED}
+            if fail_on_reject:
+                await self._store.downloads.move(
+                    download.id,
+                    State.FAILED,
+                    reason=reason("qbt.refused", detail=error.detail),
+                    expected={State.ACCEPTED},
+                    announce=announce,
                 )
             log.warning("download.add_refused", reason=error.detail)
             return AddResult("failed", error.detail)

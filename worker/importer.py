@@ -47,7 +47,7 @@ MAX_WAIT = 300.0
 # may not write to) is tried this often, 2 s and 4 s apart, then the download
 # fails with the error as its reason: Retry once it is fixed.
 UNEXPECTED_TRIES = 3
-_PICK = Reason("review.unsure").dumps()
+_PICK = reason("review.unsure")
 
 
 class Importer:
@@ -116,7 +116,7 @@ class Importer:
                 return
             self._failures.pop(download.id, None)
             if outcome.status != "auto":
-                await self._move(download, State.REVIEW, outcome.reason.dumps())
+                await self._move(download, State.REVIEW, outcome.reason)
                 return
             recognition = await self._store.recognitions.current(download.id)
         assert recognition is not None
@@ -138,17 +138,17 @@ class Importer:
         log: Logger,
     ) -> None:
         """An external system is down: wait visibly, try again later, never guess."""
-        reason = Reason("waiting", {"system": error.system, "detail": error.detail}).dumps()
+        why = reason("waiting", system=error.system, detail=error.detail)
         failures = self._failures.get(download.id, 0) + 1
         self._failures[download.id] = failures
         self._not_before[download.id] = clock.monotonic() + min(2.0 * 2 ** (failures - 1), MAX_WAIT)
         if recognition is None:
             await self._store.recognitions.save(
                 download.id, kind="unknown", title=None, year=None, season=None,
-                status="waiting", reason=reason, files=[], candidates=[],
+                status="waiting", reason=why, files=[], candidates=[],
             )  # fmt: skip
         else:
-            await self._store.recognitions.set_status(recognition.id, "waiting", reason)
+            await self._store.recognitions.set_status(recognition.id, "waiting", why)
         log.warning("import.waiting", reason=str(error), attempt=failures)
 
     async def _crashed(self, download: Download, error: Exception) -> None:
@@ -164,7 +164,7 @@ class Importer:
         self._crashes.pop(download.id, None)
         self._not_before.pop(download.id, None)
         detail = f"{type(error).__name__}: {error}"[:300]
-        why = Reason("import.error", {"detail": detail}).dumps()
+        why = reason("import.error", detail=detail)
         try:
             await self._abandon(download, State.FAILED, why, log)
         except Exception:  # even undoing fails (the store?): the next tick tries again
@@ -182,18 +182,16 @@ class Importer:
         if rows is None:
             return
         if not rows:
-            await self._move(
-                download, State.REVIEW, "nothing to put in the library: no video files"
-            )
+            await self._move(download, State.REVIEW, reason("review.no_video"))
             return
         log = log.bind(batch_id=rows[0].batch_id if rows else None)
         try:
             linked = [await self._link(download, row) for row in rows if row.linked_at is None]
         except CrossDeviceError as error:
-            await self._abandon(download, State.FAILED, str(error), log)
+            await self._abandon(download, State.FAILED, error.reason, log)
             return
         except LayoutError as error:  # a conflict, an escape: the person decides
-            await self._abandon(download, State.REVIEW, str(error), log)
+            await self._abandon(download, State.REVIEW, error.reason, log)
             return
         methods = {entry.method for entry in linked} | {r.method for r in rows if r.method}
         targets = [row.target_path for row in rows]
@@ -219,7 +217,7 @@ class Importer:
         files = placed([_recognized(f) for f in recognition.files], chosen.seasons)
         if (unknown := unplaceable(chosen.kind, files)) is not None:
             why = reason("review.episode_unknown", file=unknown)
-            await self._move(download, State.REVIEW, why.dumps())
+            await self._move(download, State.REVIEW, why)
             return None
         library_files = [
             LibraryFile(
@@ -241,7 +239,7 @@ class Importer:
                 shows=self._library.shows,
             )
         except DuplicateTargetError as error:
-            await self._move(download, State.REVIEW, str(error))
+            await self._move(download, State.REVIEW, error.reason)
             return None
         batch = await self._store.recognitions.plan_batch(
             download.id, [(source, str(target)) for source, target in targets.items()]
@@ -268,11 +266,11 @@ class Importer:
         )
         return linked
 
-    async def _abandon(self, download: Download, to_state: State, reason: str, log: Logger) -> None:
+    async def _abandon(self, download: Download, to_state: State, why: Reason, log: Logger) -> None:
         """A batch that cannot complete is undone: nothing half-applied stays."""
         await self._undo(await self._store.recognitions.links(download.id), log)
-        log.warning("import.abandoned", reason=reason)
-        await self._move(download, to_state, reason)
+        log.warning("import.abandoned", reason=why.english())
+        await self._move(download, to_state, why)
 
     async def _undo(self, links: Sequence[FileLink], log: Logger) -> None:
         for row in links:
@@ -289,14 +287,14 @@ class Importer:
         shows = self._library.shows
         return shows if target.is_relative_to(shows) else self._library.movies
 
-    async def _move(self, download: Download, to_state: State, reason: str) -> None:
-        move = Transition(State.IMPORTING, to_state, reason)
+    async def _move(self, download: Download, to_state: State, why: Reason) -> None:
+        move = Transition(State.IMPORTING, to_state, why)
         for _ in await self._store.tracking.apply_changes([SnapshotChange(download.id, {}, move)]):
             get_logger(download_id=download.id).info(
                 "download.state_changed",
                 from_state=State.IMPORTING,
                 to_state=to_state,
-                reason=reason,
+                reason=why.english(),
             )
 
     async def _refresh_jellyfin(self, paths: list[str]) -> None:
@@ -339,12 +337,10 @@ def _title(chosen: StoredCandidate) -> Title:
     return Title(kind="movie", title=chosen.title, year=chosen.year, tmdb_id=tmdb_id)
 
 
-def _summary(title: Title, methods: set[str], mode: str) -> str:
+def _summary(title: Title, methods: set[str], mode: str) -> Reason:
     """Where it went; a hardlink that became a copy is said, never silent."""
-    text = folder_name(title)
-    if mode == "hardlink" and "copy" in methods:
-        text += " (copied: the library is on another file system than the downloads)"
-    return text
+    copied = mode == "hardlink" and "copy" in methods
+    return reason("import.done_copied" if copied else "import.done", folder=folder_name(title))
 
 
 def _link_one(
@@ -360,7 +356,7 @@ def _link_one(
     resolved = resolve_source(save_path, source)
     inside = content.resolve()
     if resolved != inside and not resolved.is_relative_to(inside):
-        raise EscapeError(f"{source} is outside the download's content")
+        raise EscapeError(reason("layout.outside_download", name=source))
     return link(
         resolved,
         check_target(root, target),

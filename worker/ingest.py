@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from common.logs import for_download, get_logger
 from core.errors import InvalidInputError
 from core.magnet import parse_magnet
-from core.models import Download, NewDownload
+from core.models import Download, NewDownload, Source
+from core.reasons import Reason, reason
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON, parse_torrent_file
 from store import Store
 from worker.adder import TorrentAdder
@@ -40,7 +41,7 @@ class Rejected:
     """Nothing to download: the input is not valid, or qBittorrent refused the
     torrent (then ``download`` is the failed download that records why)."""
 
-    reason: str
+    reason: Reason
     download: Download | None = None
 
 
@@ -56,17 +57,19 @@ class Ingest:
         self._wake_poller = wake_poller
         self._cpu = cpu
 
-    async def magnet(self, text: str, *, source: str, chat_id: int | None = None) -> IngestResult:
+    async def magnet(
+        self, text: str, *, source: Source, chat_id: int | None = None
+    ) -> IngestResult:
         try:
             magnet = parse_magnet(text)
         except InvalidInputError as error:
             get_logger().info("ingest.rejected", source=source, reason=str(error))
-            return Rejected(str(error))
+            return Rejected(error.reason)
         new = NewDownload(name=magnet.name, source=source, source_ref=magnet.uri, chat_id=chat_id)
         return await self._create_and_add(new, magnet.infohashes, None)
 
     async def torrent_file(
-        self, data: bytes, *, source: str, chat_id: int | None = None
+        self, data: bytes, *, source: Source, chat_id: int | None = None
     ) -> IngestResult:
         if len(data) > MAX_TORRENT_BYTES:  # before it is copied to a worker process
             return Rejected(TOO_LARGE_REASON)
@@ -74,7 +77,7 @@ class Ingest:
             torrent = await self._cpu.run(parse_torrent_file, data)
         except InvalidInputError as error:
             get_logger().info("ingest.rejected", source=source, reason=str(error))
-            return Rejected(str(error))
+            return Rejected(error.reason)
         new = NewDownload(name=torrent.name, source=source, source_ref="", chat_id=chat_id)
         return await self._create_and_add(new, torrent.infohashes, data)
 
@@ -93,5 +96,5 @@ class Ingest:
         self._wake_poller()
         download = await self._store.downloads.get_download(result.download.id)
         if added.outcome == "failed":
-            return Rejected(added.reason, download)
+            return Rejected(reason("qbt.refused", detail=added.detail), download)
         return Created(download, queued=added.outcome == "queued")

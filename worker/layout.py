@@ -23,6 +23,7 @@ from typing import Literal
 
 from core.config import CrossDevice, LinkMode
 from core.errors import AppError
+from core.reasons import reason
 
 MOUNTINFO = Path("/proc/self/mountinfo")
 _CHUNK = 1024 * 1024
@@ -48,7 +49,7 @@ class ConflictError(LayoutError):
     code = "layout_conflict"
 
     def __init__(self, target: Path) -> None:
-        super().__init__(f"{target} already exists and is a different file; it was left as it is")
+        super().__init__(reason("layout.conflict", target=str(target)))
         self.target = target
 
 
@@ -75,10 +76,13 @@ class CrossDeviceError(LayoutError):
         self, source: Path, target: Path, source_fs: Filesystem, target_fs: Filesystem
     ) -> None:
         super().__init__(
-            f"cannot hardlink across file systems: the download {source} is on {source_fs}; "
-            f"the library path {target} is on {target_fs}. "
-            'Set library.cross_device = "copy" to copy such files, or put the library '
-            "on the same file system as the downloads."
+            reason(
+                "layout.cross_device",
+                source=str(source),
+                target=str(target),
+                source_fs=str(source_fs),
+                target_fs=str(target_fs),
+            )
         )
         self.source = source
         self.target = target
@@ -107,14 +111,14 @@ def resolve_source(content_root: Path, relative: str) -> Path:
     ``..``, absolute paths, NUL and symlinks (on any component) that lead out of
     the root raise ``EscapeError``."""
     if not relative or "\0" in relative:
-        raise EscapeError(f"{relative!r} is not a file name")
+        raise EscapeError(reason("layout.not_a_name", name=repr(relative)))
     if relative.startswith("/") or ".." in relative.split("/"):
-        raise EscapeError(f"{relative!r} points outside the download")
+        raise EscapeError(reason("layout.outside_download", name=repr(relative)))
     root = _real(content_root)
     # Not strict: a symlink to a missing file outside still counts as an escape.
     real = _real(root / relative)
     if not real.is_relative_to(root):
-        raise EscapeError(f"{relative!r} leads to {real}, outside the download {root}")
+        raise EscapeError(reason("layout.outside_download", name=f"{relative!r} ({real})"))
     _require_regular_file(real, relative)
     return real
 
@@ -123,11 +127,12 @@ def _require_regular_file(path: Path, name: str) -> None:
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        raise LayoutError(f"{name} is missing from the download ({path})") from None
+        raise LayoutError(reason("layout.missing", name=name, path=str(path))) from None
     except OSError as error:
-        raise LayoutError(f"{name} cannot be read ({path}): {error.strerror}") from error
+        why = reason("layout.unreadable", name=name, path=str(path), error=str(error.strerror))
+        raise LayoutError(why) from error
     if not stat.S_ISREG(mode):
-        raise LayoutError(f"{name} is not a regular file ({path})")
+        raise LayoutError(reason("layout.not_a_file", name=name, path=str(path)))
 
 
 def check_target(root: Path, target: Path) -> Path:
@@ -136,11 +141,12 @@ def check_target(root: Path, target: Path) -> Path:
 
     The last component is not followed: it may be a symlink this system made."""
     if target.name in ("", ".", "..") or ".." in target.parts:
-        raise EscapeError(f"{target} is not a path inside the library {root}")
+        raise EscapeError(reason("layout.outside_library", target=str(target), root=str(root)))
     real_root = _real(root)
     real = _real(target.parent) / target.name
     if not real.parent.is_relative_to(real_root):
-        raise EscapeError(f"{target} leads to {real}, outside the library {real_root}")
+        where = f"{target} ({real})"
+        raise EscapeError(reason("layout.outside_library", target=where, root=str(real_root)))
     return real
 
 
@@ -173,7 +179,7 @@ def _make_parent(target: Path) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise LayoutError(f"cannot create folder {target.parent}: {error.strerror}") from error
+        raise _cannot_write(target.parent, error) from error
 
 
 def _place(source: Path, target: Path, *, mode: LinkMode, cross_device: CrossDevice) -> Linked:
@@ -187,7 +193,7 @@ def _place(source: Path, target: Path, *, mode: LinkMode, cross_device: CrossDev
         if error.errno != errno.EXDEV:
             if isinstance(error, FileExistsError):
                 raise
-            raise LayoutError(f"cannot hardlink {source} to {target}: {error.strerror}") from error
+            raise _cannot_place(source, target, "hardlink", error) from error
         if cross_device == "fail":
             raise CrossDeviceError(
                 source, target, filesystem_of(source), filesystem_of(target.parent)
@@ -202,7 +208,7 @@ def _symlink(source: Path, target: Path) -> Linked:
     except FileExistsError:
         raise
     except OSError as error:
-        raise LayoutError(f"cannot symlink {source} to {target}: {error.strerror}") from error
+        raise _cannot_place(source, target, "symlink", error) from error
     return _linked("symlink", target)
 
 
@@ -213,7 +219,7 @@ def _copy(source: Path, target: Path) -> Linked:
     try:
         handle, name = tempfile.mkstemp(prefix=".jellybit-", suffix=".part", dir=target.parent)
     except OSError as error:
-        raise LayoutError(f"cannot write in {target.parent}: {error.strerror}") from error
+        raise _cannot_write(target.parent, error) from error
     os.close(handle)
     temporary = Path(name)
     try:
@@ -222,7 +228,7 @@ def _copy(source: Path, target: Path) -> Linked:
     except FileExistsError:
         raise
     except OSError as error:
-        raise LayoutError(f"cannot copy {source} to {target}: {error.strerror}") from error
+        raise _cannot_place(source, target, "copy", error) from error
     finally:
         temporary.unlink(missing_ok=True)
     return _linked("copy", target)
@@ -253,6 +259,21 @@ def _copy_exclusive(temporary: Path, target: Path) -> None:
 def _linked(method: Literal["hardlink", "symlink", "copy"], target: Path) -> Linked:
     info = os.lstat(target)
     return Linked(method, info.st_ino, info.st_dev)
+
+
+def _cannot_write(folder: Path, error: OSError) -> LayoutError:
+    return LayoutError(reason("layout.cannot_write", folder=str(folder), error=str(error.strerror)))
+
+
+def _cannot_place(source: Path, target: Path, method: str, error: OSError) -> LayoutError:
+    why = reason(
+        "layout.cannot_place",
+        source=str(source),
+        target=str(target),
+        method=method,
+        error=str(error.strerror),
+    )
+    return LayoutError(why)
 
 
 # --- what is already there ----------------------------------------------------

@@ -22,7 +22,6 @@ from typing import Any
 
 from common.logs import for_download, get_logger
 from core import clock
-from core.clock import format_duration
 from core.config import QbittorrentSettings
 from core.errors import ExternalError, InfohashTakenError, InvalidTransitionError
 from core.live import (
@@ -39,7 +38,8 @@ from core.magnet import magnet_uri
 from core.models import Download, NewDownload, SnapshotChange, Transition
 from core.notifications import OUTAGE_NOTICE, QBITTORRENT_BACK, QBITTORRENT_DOWN
 from core.paths import map_remote_path
-from core.states import State
+from core.reasons import Reason, reason
+from core.states import ACTIVE, State
 from store import Store
 from worker.adder import TorrentAdder
 from worker.pacing import sleep_until
@@ -170,7 +170,7 @@ class Poller:
                 download = await self._adopt(torrent)
             elif download.state in (State.REMOVED, State.FAILED):
                 download = await self._recover(download)
-            if download is None or download.state not in _FOLLOWED:
+            if download is None or download.state not in ACTIVE:  # their snapshot is kept
                 continue
             await self._collect_hashes(download, torrent)
             change = snapshot_change(download, torrent, self._settings.path_map)
@@ -198,7 +198,7 @@ class Poller:
         owners: dict[str, Download] = {}
         for torrent_id, torrent in torrents.items():
             matches = [by_hash[h] for h in hashes_of(torrent) if h in by_hash]
-            active = [d for d in matches if d.state not in _ENDED]
+            active = [d for d in matches if d.state in ACTIVE]
             if active or matches:
                 owners[torrent_id] = (active or sorted(matches, key=lambda d: d.id))[-1]
         return owners
@@ -234,11 +234,11 @@ class Poller:
     async def _recover(self, download: Download) -> Download | None:
         """A removed or failed download whose torrent is back in qBittorrent."""
         try:
-            await self._store.downloads.activate_if_no_other_active(
+            await self._store.downloads.move(
                 download.id,
                 State.DOWNLOADING,
-                reason="the torrent is back in qBittorrent",
-                from_states={State.REMOVED, State.FAILED},
+                reason=reason("qbt.back"),
+                expected={State.REMOVED, State.FAILED},
             )
         except (InfohashTakenError, InvalidTransitionError) as error:
             for_download(download.id).info("download.not_recovered", reason=str(error))
@@ -263,19 +263,14 @@ class Poller:
         """On a full snapshot: torrents gone before completion -> removed."""
         for download in await self._store.tracking.list_in_states(IN_QBITTORRENT):
             if self.live.find(download.hash_values()) is None:
-                await self._transition(
-                    download,
-                    State.REMOVED,
-                    "the torrent disappeared from qBittorrent before it completed",
-                )
+                await self._transition(download, State.REMOVED, reason("qbt.vanished"))
 
     async def _mark_stalled(self) -> None:
         cutoff = clock.shifted(-timedelta(seconds=self._settings.stuck_after))
         for download in await self._store.tracking.list_stalled(cutoff):
+            seconds = self._settings.stuck_after
             await self._transition(
-                download,
-                State.STUCK,
-                f"no progress for {format_duration(self._settings.stuck_after)}",
+                download, State.STUCK, reason("qbt.no_progress", seconds=seconds)
             )
 
     async def _add_due(self) -> None:
@@ -284,8 +279,8 @@ class Poller:
             if self.live.find(download.hash_values()) is None:
                 await self._adder.add(download, announce=True)
 
-    async def _transition(self, download: Download, to_state: State, reason: str) -> None:
-        move = Transition(download.state, to_state, reason)
+    async def _transition(self, download: Download, to_state: State, why: Reason) -> None:
+        move = Transition(download.state, to_state, why)
         change = SnapshotChange(download.id, {}, move)
         for applied in await self._store.tracking.apply_changes([change]):
             self._log_transition(applied)
@@ -296,15 +291,8 @@ class Poller:
             "download.state_changed",
             from_state=change.transition.from_state,
             to_state=change.transition.to_state,
-            reason=change.transition.reason,
+            reason=change.transition.reason.english(),
         )
-
-
-_ENDED = frozenset({State.DONE, State.FAILED, State.REMOVED})
-# States whose snapshot the poller keeps current.
-_FOLLOWED = frozenset(
-    {State.ACCEPTED, State.DOWNLOADING, State.STUCK, State.REVIEW, State.IMPORTING}
-)
 
 
 def snapshot_change(
@@ -350,11 +338,13 @@ def _next_state(download: Download, torrent: Torrent, grew: bool) -> Transition 
     if state not in (State.ACCEPTED, State.DOWNLOADING, State.STUCK):
         return None
     if is_complete(torrent):
-        return Transition(state, COMPLETED_TO, "the download is complete")
+        return Transition(state, COMPLETED_TO, reason("qbt.complete"))
     if is_broken(torrent) and state != State.STUCK:
-        return Transition(state, State.STUCK, f"qBittorrent reports {torrent.get('state')}")
+        return Transition(
+            state, State.STUCK, reason("qbt.error", qbt_state=str(torrent.get("state")))
+        )
     if state == State.ACCEPTED:
-        return Transition(state, State.DOWNLOADING, "seen in qBittorrent")
+        return Transition(state, State.DOWNLOADING, reason("qbt.seen"))
     if state == State.STUCK and grew and not is_broken(torrent):
-        return Transition(state, State.DOWNLOADING, "progress resumed")
+        return Transition(state, State.DOWNLOADING, reason("qbt.resumed"))
     return None

@@ -93,7 +93,7 @@ class Recognizer:
             year=recognized.year,
             season=recognized.season,
             status=status,
-            reason=found.reason.dumps(),
+            reason=found.reason,
             files=[_stored_file(f, files) for f in recognized.files if f.role != "skip"],
             candidates=[_stored(c, c is chosen) for c in found.candidates],
         )

@@ -18,7 +18,6 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import Action, DownloadAction
 from bot.inbox import Turn
-from bot.keyboards import RETRYABLE
 from bot.texts import outdated_text
 from bot.views import Views
 from common.i18n import Texts
@@ -32,7 +31,7 @@ from core.errors import (
 )
 from core.ids import parse_id
 from core.models import Download
-from core.states import ACTIVE, State
+from core.states import ACTIVE, RETRYABLE, State
 from store import Store
 from store.inbox import Reply
 from worker.engine import Engine

@@ -245,6 +245,8 @@ async def test_a_torrent_of_250_000_files_is_refused_off_the_loop(
         document = await alice.send_document("everything.torrent", data)
         await answered_within(bob, await bob.send_text("/help"), WITHIN)
         refusal = await alice.wait_for(reply_to(document), timeout=20)
-    assert "50 000 files" in refusal.text
-    assert lag.worst < 0.05, f"the loop stood still for {lag.worst * 1000:.0f} ms"
+    assert "50,000 files" in refusal.text
+    # Decoded on the loop, it stands still for about a second; off it, for a few ms
+    # (tens under a loaded machine): the bound tells the two apart, it times nothing.
+    assert lag.worst < 0.4, f"the loop stood still for {lag.worst * 1000:.0f} ms"
     assert await running.store.downloads.list_downloads() == []

@@ -14,7 +14,7 @@ from core.config import JellyfinSettings, MetadataSettings
 from core.errors import NotFoundError
 from core.ids import new_id
 from core.models import Download
-from core.reasons import Reason
+from core.reasons import reason
 from core.states import State
 from sandbox.qbittorrent import QbtInstance
 from store import Store
@@ -157,7 +157,8 @@ async def test_cross_device_hardlink(
         download = await download_and_wait(running, made, seeder, state)
         if cross_device == "fail":
             assert download.error is not None
-            assert "/dev/shm" in download.error
+            assert download.error.code == "layout.cross_device"
+            assert "/dev/shm" in download.error.english()
             assert not (shm / "library" / "movies" / "Dune (2021)" / "Dune (2021).mkv").exists()
         else:
             links = await running.store.recognitions.links(download.id)
@@ -181,7 +182,7 @@ async def test_an_existing_file_at_a_target_is_left_alone(
     review = await download_and_wait(importing, made, seeder, State.REVIEW)
     assert mine.read_bytes() == b"the person's own file"
     last = (await importing.store.downloads.list_transitions(review.id))[-1]
-    assert str(mine) in last.reason
+    assert str(mine) in last.reason.english()
     assert await importing.store.recognitions.links(review.id) == []  # nothing half-applied
 
 
@@ -212,7 +213,9 @@ async def reconsider(running: Running, download: Download) -> None:
     """Recognize again with the current overrides (as the review page does)."""
     recognition = await running.store.recognitions.current(download.id)
     assert recognition is not None
-    await running.store.recognitions.set_status(recognition.id, "waiting", "overrides changed")
+    await running.store.recognitions.set_status(
+        recognition.id, "waiting", reason("person.corrected")
+    )
 
 
 async def test_a_batch_interrupted_midway_is_finished_without_duplicates(
@@ -333,7 +336,7 @@ async def test_tmdb_ambiguity_goes_to_review_and_an_outage_waits_visibly(
             waiting = await eventually(
                 lambda: _waiting(running, result.download.id), within=40, what="waiting for TMDB"
             )
-            reason = Reason.loads(waiting.reason)
+            reason = waiting.reason
             assert reason is not None
             assert (reason.code, reason.params["system"]) == ("waiting", "tmdb")
             assert (await running.store.downloads.get_download(result.download.id)).state == (

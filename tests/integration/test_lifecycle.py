@@ -9,6 +9,7 @@ import pytest
 from core.errors import InfohashTakenError, RejectedError
 from core.live import hashes_of
 from core.models import Download, NewDownload
+from core.reasons import reason
 from core.states import State
 from sandbox.qbittorrent import QbtInstance
 from tests.integration.conftest import Running, eventually
@@ -78,7 +79,7 @@ async def test_deleted_torrent_is_removed_and_recovered_when_back(
 
     running.qbt.client().torrents_delete(torrent_hashes=made.qbt_id, delete_files=True)
     removed = await wait_state(running, result.download.id, State.REMOVED)
-    assert removed.error == "the torrent disappeared from qBittorrent before it completed"
+    assert removed.error == reason("qbt.vanished")
 
     assert add_accepted(running.qbt.client().torrents_add(urls=magnet, category="elsewhere"))
     await wait_state(running, result.download.id, State.DOWNLOADING)
@@ -144,7 +145,9 @@ async def test_retry_refused_when_another_active_download_owns_the_hash(
     hashes = [made.v1 or ""]
     new = NewDownload(name=made.name, source="telegram", source_ref=magnet_for(made))
     first = (await running.store.downloads.create_download_if_no_active(new, hashes)).download
-    await running.store.downloads.set_state(first.id, State.FAILED, reason="add rejected")
+    await running.store.downloads.move(
+        first.id, State.FAILED, reason=reason("qbt.refused", detail="Fails.")
+    )
     new_owner = (await running.store.downloads.create_download_if_no_active(new, hashes)).download
     # The second one waits to be added (as if qBittorrent were down): nothing in qBittorrent.
     await running.store.tracking.record_add_attempt(
@@ -181,7 +184,7 @@ async def test_retry_whose_add_fails_is_rolled_back(
     after = await running.store.downloads.get_download(result.download.id)
     assert after.state == State.REMOVED
     assert after.error is not None
-    assert after.error.startswith("retry failed:")
+    assert after.error.code == "person.retry_failed"
 
 
 async def _in(qbt: QbtInstance, made: MadeTorrent) -> bool:
@@ -197,7 +200,7 @@ async def test_stuck_without_peers_then_retry_completes(
     result = await running.engine.ingest.magnet(dead_peer, source="telegram")
     assert isinstance(result, Created)
     stuck = await wait_state(running, result.download.id, State.STUCK)
-    assert stuck.error == "no progress for 2 s"
+    assert stuck.error == reason("qbt.no_progress", seconds=2)
 
     info = await eventually(lambda: _find(running.qbt, made), what="torrent listed")
     running.qbt.client().torrents_add_peers(peers=peer_of(seeder), torrent_hashes=info)
@@ -223,7 +226,7 @@ async def test_cancel_deletes_the_torrent_and_its_partial_data(
     downloading = await wait_state(running, result.download.id, State.DOWNLOADING)
     cancelled = await running.engine.actions.cancel(downloading.id)
     assert cancelled.state == State.REMOVED
-    assert cancelled.error == "cancelled"
+    assert cancelled.error == reason("person.cancel")
     assert await eventually(lambda: _gone(running.qbt, made), what="deleted in qBittorrent")
     assert not (running.qbt.downloads_dir / made.name).exists()
 

@@ -152,7 +152,7 @@ async def test_a_season_pack_beside_its_aftershow_imports_on_its_own(
     ]
     recognition = await importing.store.recognitions.current(done.id)
     assert recognition is not None
-    reason = Reason.loads(recognition.reason)
+    reason = recognition.reason
     assert reason is not None
     assert reason.code == "auto.only"
     assert float(reason.params["confidence"]) >= 0.85
@@ -217,7 +217,7 @@ async def test_a_series_file_without_an_episode_is_never_laid_out(
     )
     recognition = await importing.store.recognitions.current(review.id)
     assert recognition is not None
-    assert Reason.loads(recognition.reason) == Reason(
+    assert recognition.reason == Reason(
         "review.episode_unknown", {"file": f"{folder}/The.Long.Watch.Bonus.Cut.mkv"}
     )
     assert not shows(tmp_path).exists() or not any(shows(tmp_path).rglob("*.mkv"))

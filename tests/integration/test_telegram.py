@@ -18,6 +18,7 @@ from core.config import TelegramSettings
 from core.ids import new_id
 from core.links import verify_user_token
 from core.models import Download, NewDownload, SnapshotChange, Transition
+from core.reasons import reason
 from core.states import State
 from sandbox.botapi import Button, FakeTelegram, FakeUser, Message
 from sandbox.qbittorrent import QbtInstance, free_port
@@ -317,7 +318,7 @@ async def test_retry_refused_by_the_guard_names_the_owner(
     infohash = secrets.token_hex(20)
     new = NewDownload(name="Old.Try", source="telegram", source_ref=dead_magnet(), chat_id=ALICE)
     old = (await store.downloads.create_download_if_no_active(new, [infohash])).download
-    await store.downloads.set_state(old.id, State.FAILED, reason="add rejected")
+    await store.downloads.move(old.id, State.FAILED, reason=reason("qbt.refused", detail="Fails."))
     owner = (await store.downloads.create_download_if_no_active(new, [infohash])).download
     await running_send_status(running, old)
     message = await alice.wait_for(lambda m: m.from_bot and "Retry" in m.button_texts)
@@ -343,7 +344,7 @@ async def say_hello(user: FakeUser) -> None:
 
 async def announce(store: Store, download: Download) -> None:
     """A background change (accepted -> failed) that the outbox announces in the chat."""
-    move = Transition(State.ACCEPTED, State.FAILED, "no seeds")
+    move = Transition(State.ACCEPTED, State.FAILED, reason("qbt.refused", detail="no seeds"))
     assert await store.tracking.apply_changes([SnapshotChange(download.id, {}, move)])
 
 
@@ -359,8 +360,12 @@ async def test_429_is_waited_out_and_resent(
 
     tg.fail_next("editMessageText", retry_after=1)
     (download,) = await running.store.downloads.list_downloads()
-    await running.store.downloads.set_state(download.id, State.STUCK, reason="no seeds")
-    edited = await alice.wait_for(lambda m: m.from_bot and "Stuck: no seeds" in m.text, timeout=15)
+    await running.store.downloads.move(
+        download.id, State.STUCK, reason=reason("qbt.no_progress", seconds=21600)
+    )
+    edited = await alice.wait_for(
+        lambda m: m.from_bot and "Stuck: No progress for 6 hours." in m.text, timeout=15
+    )
     assert edited.edits >= 1
     assert 429 in [c.status for c in tg.calls_to("editMessageText")]
 
@@ -399,7 +404,7 @@ async def test_outbox_delivers_everything_once_after_telegram_was_down(
     await alice.wait_for(lambda _: len(sent_texts(tg, "❌ Failed")) == 3, timeout=30)
     await asyncio.sleep(1.5)
     assert sorted(sent_texts(tg, "❌ Failed")) == sorted(
-        f"❌ Failed: {d.name}\nReason: no seeds" for d in downloads
+        f"❌ Failed: {d.name}\nReason: qBittorrent refused the torrent: no seeds" for d in downloads
     )
 
 

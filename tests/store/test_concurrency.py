@@ -11,6 +11,7 @@ import pytest
 from core.errors import InfohashTakenError, InvalidTransitionError
 from core.ids import Id
 from core.models import NewDownload
+from core.reasons import reason
 from core.states import ACTIVE, State
 from store import Store
 from tests.hashes import v1, v2
@@ -69,13 +70,15 @@ async def test_interleaved_retries_and_creates_leave_one_active(
     failed = []
     for i in range(5):  # five terminal downloads of the same hash, over time
         d = (await first.downloads.create_download_if_no_active(new(i), [h])).download
-        await first.downloads.set_state(d.id, State.FAILED, reason="add rejected")
+        await first.downloads.move(
+            d.id, State.FAILED, reason=reason("qbt.refused", detail="Fails.")
+        )
         failed.append(d.id)
 
     async def retry(store: Store, download_id: Id) -> str | None:
         try:
-            d = await store.downloads.activate_if_no_other_active(
-                download_id, State.ACCEPTED, reason="retry"
+            d = await store.downloads.move(
+                download_id, State.ACCEPTED, reason=reason("person.retry")
             )
         except (InfohashTakenError, InvalidTransitionError):
             return None

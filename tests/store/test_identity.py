@@ -2,12 +2,14 @@
 
 import pytest
 
-from core.errors import InfohashTakenError, InvalidTransitionError
+from core.errors import InfohashTakenError
 from core.ids import new_id, parse_id
 from core.models import NewDownload
-from core.states import ACTIVE, TERMINAL, State
+from core.reasons import reason
+from core.states import RETRYABLE, State
 from store import Store
 from tests.hashes import v1, v2
+from tests.support.states import put_in_state
 
 
 def magnet(name: str = "Some.Movie.2021.1080p") -> NewDownload:
@@ -109,7 +111,7 @@ async def test_repeat_ingest_while_active_returns_the_existing_one(store: Store)
 async def test_repeat_ingest_after_done_creates_a_new_download(store: Store) -> None:
     h = v1()
     first = (await store.downloads.create_download_if_no_active(magnet(), [h])).download
-    await store.downloads.set_state(first.id, State.DONE, reason="imported")
+    await put_in_state(store, first.id, State.DONE, "imported")
     second = await store.downloads.create_download_if_no_active(magnet(), [h])
     assert second.created
     assert second.download.id != first.id
@@ -124,12 +126,12 @@ async def test_retry_with_a_hash_owned_by_another_active_download_is_refused(
 ) -> None:
     h = v1()
     one = (await store.downloads.create_download_if_no_active(magnet(), [h])).download
-    await store.downloads.set_state(one.id, State.FAILED, reason="add rejected")
+    await store.downloads.move(one.id, State.FAILED, reason=reason("qbt.refused", detail="Fails."))
     two = (await store.downloads.create_download_if_no_active(magnet(), [h])).download
 
     with pytest.raises(InfohashTakenError) as refused:
-        await store.downloads.activate_if_no_other_active(
-            one.id, State.ACCEPTED, reason="retry", from_states=TERMINAL | {State.STUCK}
+        await store.downloads.move(
+            one.id, State.ACCEPTED, reason=reason("person.retry"), expected=RETRYABLE
         )
     assert refused.value.owner_id == two.id
     assert refused.value.infohash == h
@@ -141,10 +143,8 @@ async def test_retry_with_a_hash_owned_by_another_active_download_is_refused(
 async def test_retry_of_a_stuck_download_is_not_blocked_by_itself(store: Store) -> None:
     h = v1()
     one = (await store.downloads.create_download_if_no_active(magnet(), [h])).download
-    await store.downloads.set_state(one.id, State.STUCK, reason="no seeds for 6 h")
-    retried = await store.downloads.activate_if_no_other_active(
-        one.id, State.ACCEPTED, reason="retry"
-    )
+    await store.downloads.move(one.id, State.STUCK, reason=reason("qbt.no_progress", seconds=21600))
+    retried = await store.downloads.move(one.id, State.ACCEPTED, reason=reason("person.retry"))
     assert retried.state == State.ACCEPTED
     assert retried.error is None
 
@@ -152,25 +152,11 @@ async def test_retry_of_a_stuck_download_is_not_blocked_by_itself(store: Store) 
 async def test_retry_after_the_other_finished_succeeds(store: Store) -> None:
     h = v1()
     one = (await store.downloads.create_download_if_no_active(magnet(), [h])).download
-    await store.downloads.set_state(one.id, State.FAILED, reason="add rejected")
+    await store.downloads.move(one.id, State.FAILED, reason=reason("qbt.refused", detail="Fails."))
     two = (await store.downloads.create_download_if_no_active(magnet(), [h])).download
-    await store.downloads.set_state(two.id, State.REMOVED, reason="cancelled")
-    retried = await store.downloads.activate_if_no_other_active(
-        one.id, State.ACCEPTED, reason="retry"
-    )
+    await store.downloads.move(two.id, State.REMOVED, reason=reason("person.cancel"))
+    retried = await store.downloads.move(one.id, State.ACCEPTED, reason=reason("person.retry"))
     assert retried.state == State.ACCEPTED
-
-
-@pytest.mark.parametrize("terminal", sorted(TERMINAL))
-@pytest.mark.parametrize("active", sorted(ACTIVE))
-async def test_set_state_refuses_terminal_to_active(
-    store: Store, terminal: State, active: State
-) -> None:
-    d = (await store.downloads.create_download_if_no_active(magnet(), [v1()])).download
-    await store.downloads.set_state(d.id, terminal, reason="finished")
-    with pytest.raises(InvalidTransitionError):
-        await store.downloads.set_state(d.id, active, reason="sneaking back")
-    assert (await store.downloads.get_download(d.id)).state == terminal
 
 
 async def test_add_infohashes_refuses_a_hash_of_another_active_download(store: Store) -> None:
@@ -186,13 +172,14 @@ async def test_add_infohashes_refuses_a_hash_of_another_active_download(store: S
 
 async def test_every_state_change_is_recorded(store: Store) -> None:
     d = (await store.downloads.create_download_if_no_active(magnet(), [v1()])).download
-    await store.downloads.set_state(d.id, State.DOWNLOADING, reason="seen in qBittorrent")
-    await store.downloads.set_state(d.id, State.STUCK, reason="no progress")
+    await store.downloads.move(d.id, State.DOWNLOADING, reason=reason("qbt.seen"))
+    await store.downloads.move(d.id, State.STUCK, reason=reason("qbt.no_progress", seconds=600))
     history = await store.downloads.list_transitions(d.id)
+    stalled = reason("qbt.no_progress", seconds=600)
     assert [(t.from_state, t.to_state, t.reason) for t in history] == [
-        (None, State.ACCEPTED, "created from telegram"),
-        (State.ACCEPTED, State.DOWNLOADING, "seen in qBittorrent"),
-        (State.DOWNLOADING, State.STUCK, "no progress"),
+        (None, State.ACCEPTED, reason("created.telegram")),
+        (State.ACCEPTED, State.DOWNLOADING, reason("qbt.seen")),
+        (State.DOWNLOADING, State.STUCK, stalled),
     ]
     assert all(t.created_at.endswith("Z") and len(t.created_at) == 20 for t in history)
-    assert (await store.downloads.get_download(d.id)).error == "no progress"
+    assert (await store.downloads.get_download(d.id)).error == stalled

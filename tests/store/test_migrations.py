@@ -9,6 +9,7 @@ import pytest
 from core import clock
 from core.errors import InvalidInputError
 from core.ids import id_timestamp_ms, parse_id
+from core.reasons import Reason, reason, text_reason
 from store import Store
 from store.migrate import (
     Migration,
@@ -270,3 +271,47 @@ def test_migrate_is_idempotent(tmp_path: Path) -> None:
     path = tmp_path / "twice.db"
     assert migrate(path) == list(range(1, latest_version() + 1))
     assert migrate(path) == []
+
+
+REFUSED = "qBittorrent refused to add the torrent (Fails.)"
+
+
+def test_english_reasons_become_codes(tmp_path: Path) -> None:
+    """0009: the sentences earlier versions stored read in the reader's language."""
+    path = tmp_path / "v8.db"
+    migrate(path, available_migrations()[:8])
+    conn = sqlite3.connect(path)
+    now = "2025-01-01T00:00:00Z"
+    conn.execute(
+        "INSERT INTO download (id, name, state, source, source_ref, created_at, updated_at,"
+        " error) VALUES ('d1', 'Dune', 'stuck', 'telegram', '', ?, ?, 'no progress for 6 h')",
+        (now, now),
+    )
+    history = [
+        ("t1", None, "accepted", "created from telegram"),
+        ("t2", "accepted", "downloading", "seen in qBittorrent"),
+        ("t3", "downloading", "stuck", "qBittorrent reports stalledDL"),
+        ("t4", "importing", "done", "Dune (2021) [tmdbid-438631]"),
+        ("t5", "accepted", "failed", "retry failed: " + REFUSED),
+        ("t6", "stuck", "failed", "something nobody foresaw"),
+    ]  # fmt: skip
+    conn.executemany(
+        "INSERT INTO state_transition (id, download_id, from_state, to_state, reason, created_at)"
+        " VALUES (?, 'd1', ?, ?, ?, ?)",
+        [(*row, now) for row in history],
+    )
+    conn.commit()
+    conn.close()
+    migrate(path)
+    reasons = dict(query(path, "SELECT id, reason FROM state_transition"))
+    assert [Reason.loads(reasons[key]) for key in ("t1", "t2", "t3", "t4", "t5", "t6")] == [
+        reason("created.telegram"),
+        reason("qbt.seen"),
+        reason("qbt.error", qbt_state="stalledDL"),
+        reason("import.done", folder="Dune (2021) [tmdbid-438631]"),
+        reason("person.retry_failed", detail=REFUSED),
+        text_reason("something nobody foresaw"),
+    ]
+    assert query(path, "SELECT error FROM download") == [
+        (reason("qbt.no_progress", seconds=21600).dumps(),)
+    ]

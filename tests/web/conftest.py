@@ -19,6 +19,7 @@ from core.models import Download, NewDownload
 from core.states import State
 from store import Store
 from tests.hashes import v1
+from tests.support.states import put_in_state
 from web import auth, pages
 from web.app import WebDeps, build_web_app
 from worker.engine import Engine
@@ -139,7 +140,7 @@ async def new_download(
     assert created.created
     download = created.download
     if state != State.ACCEPTED:
-        download = await store.downloads.set_state(download.id, state, reason="test setup")
+        download = await put_in_state(store, download.id, state, "test setup")
     return download
 
 

@@ -38,11 +38,13 @@ from core.config import QbittorrentSettings, Settings, WebSettings
 from core.errors import InvalidInputError
 from core.ids import Id, new_id, parse_id
 from core.magnet import parse_magnet
+from core.reasons import reason
 from core.states import State
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON
 from store import Store
 from store.migrate import migrate
 from store.recognition import StoredCandidate
+from tests.support.states import put_in_state
 from tests.support.torrents import make_content, make_torrent
 from web.api import ID_PATTERN, MAX_LIMIT, openapi_document, setup
 from web.app import WebDeps, build_web_app
@@ -276,7 +278,7 @@ async def test_get_by_upper_case_id_has_the_history(api: Api) -> None:
     body = await response.json()
     assert body["id"] == created["id"]
     assert [(h["from_state"], h["to_state"]) for h in body["history"]] == [(None, "accepted")]
-    assert body["history"][0]["reason"] == "created from api"
+    assert body["history"][0]["reason"] == "Added through the API."
 
 
 @pytest.mark.parametrize(
@@ -408,7 +410,7 @@ async def test_a_torrent_larger_than_the_limit_is_422(api: Api) -> None:
     form.add_field("torrent", b"d" * (MAX_TORRENT_BYTES + 100_000), filename="big.torrent")
     response = await api.client.post("/api/downloads", data=form, headers=AUTH)
     body = await error_of(response, 422, "rejected")
-    assert body["reason"] == TOO_LARGE_REASON
+    assert body["reason"] == TOO_LARGE_REASON.english()
     assert await row_count(api.store, "download") == 0
 
 
@@ -430,7 +432,7 @@ async def test_a_torrent_upload_refuses_other_parts(api: Api) -> None:
 async def test_retry_refused_by_another_active_owner_names_it(api: Api) -> None:
     magnet, _, _ = hybrid_magnet("Owned")
     old = (await create(api, magnet))["download"]
-    await api.store.downloads.set_state(Id(old["id"]), State.FAILED, reason="test")
+    await put_in_state(api.store, Id(old["id"]), State.FAILED)
     new = (await create(api, magnet))["download"]
     assert new["id"] != old["id"]
 
@@ -442,7 +444,7 @@ async def test_retry_refused_by_another_active_owner_names_it(api: Api) -> None:
 
 async def test_retry_of_a_failed_download_queues_it(api: Api) -> None:
     created = (await create(api, hybrid_magnet("Again")[0]))["download"]
-    await api.store.downloads.set_state(Id(created["id"]), State.FAILED, reason="test")
+    await put_in_state(api.store, Id(created["id"]), State.FAILED)
     response = await api.client.post(f"/api/downloads/{created['id']}/retry", headers=AUTH)
     assert response.status == 200, await response.text()
     assert (await response.json())["state"] == "accepted"
@@ -465,7 +467,7 @@ async def test_cancel_with_qbittorrent_unreachable_is_503_and_changes_nothing(ap
 
 async def test_cancel_and_relink_refuse_the_wrong_state(api: Api) -> None:
     created = (await create(api, hybrid_magnet("Wrong.State")[0]))["download"]
-    await api.store.downloads.set_state(Id(created["id"]), State.REMOVED, reason="test")
+    await put_in_state(api.store, Id(created["id"]), State.REMOVED)
     for action in ("cancel", "relink"):
         response = await api.client.post(f"/api/downloads/{created['id']}/{action}", headers=AUTH)
         await error_of(response, 409, "invalid_transition")
@@ -473,7 +475,7 @@ async def test_cancel_and_relink_refuse_the_wrong_state(api: Api) -> None:
 
 async def test_relink_of_a_done_download(api: Api) -> None:
     created = (await create(api, hybrid_magnet("Relink.Me")[0]))["download"]
-    await api.store.downloads.set_state(Id(created["id"]), State.DONE, reason="test")
+    await put_in_state(api.store, Id(created["id"]), State.DONE)
     response = await api.client.post(f"/api/downloads/{created['id']}/relink", headers=AUTH)
     assert response.status == 200, await response.text()
     assert (await response.json())["state"] == "importing"
@@ -482,7 +484,7 @@ async def test_relink_of_a_done_download(api: Api) -> None:
 async def in_review(api: Api, name: str) -> tuple[Id, Id]:
     """A download in review with one candidate: (download id, candidate id)."""
     download_id = Id((await create(api, hybrid_magnet(name)[0]))["download"]["id"])
-    await api.store.downloads.set_state(download_id, State.REVIEW, reason="test")
+    await put_in_state(api.store, download_id, State.REVIEW)
     candidate = StoredCandidate(
         id=new_id(),
         provider="local",
@@ -504,7 +506,7 @@ async def in_review(api: Api, name: str) -> tuple[Id, Id]:
         year=2024,
         season=None,
         status="needs_review",
-        reason="test",
+        reason=reason("review.ambiguous", count=1),
         files=[],
         candidates=[candidate],
     )
@@ -677,7 +679,7 @@ async def test_schemathesis_finds_no_server_error_and_no_mismatch(api: Api, tmp_
         ids.append(created["id"])
         magnets.append(magnet)
         if state != State.ACCEPTED:
-            await api.store.downloads.set_state(Id(created["id"]), state, reason="test")
+            await put_in_state(api.store, Id(created["id"]), state)
     reviewed, candidate = await in_review(api, "Fuzz.Review")
     ids += [reviewed, reviewed.upper()]
     made = make_torrent(make_content(tmp_path / "content", "Fuzz.Upload.mkv", 40_000), "v1")

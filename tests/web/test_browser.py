@@ -9,6 +9,7 @@ import pytest
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from core.ids import new_id
+from core.reasons import reason
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.hashes import v1, v2
@@ -75,7 +76,7 @@ async def test_the_review_page_leads_with_the_best_candidate(
     download = await new_download(store, "Dune.1080p.WEB-DL")
     await store.recognitions.save(
         download.id, kind="movie", title="Dune", year=None, season=None, status="needs_review",
-        reason="several titles match; pick the right one",
+        reason=reason("review.ambiguous", count=2),
         files=[StoredFile("Dune.1080p.WEB-DL.mkv", "video", 1, None, (), None, ())],
         candidates=[
             StoredCandidate(new_id(), "tmdb", "438631", "movie", "Dune", "Dune", 2021,

@@ -94,7 +94,7 @@ async def candidates_for(store: Store, download: Download) -> list[StoredCandida
         year=None,
         season=None,
         status="needs_review",
-        reason=Reason("review.ambiguous", {"count": 2}).dumps(),
+        reason=Reason("review.ambiguous", {"count": 2}),
         files=[StoredFile("Dune/Dune.mkv", "video", 4_000_000_000, None, (), None, ())],
         candidates=made,
     )
@@ -606,15 +606,20 @@ def test_times_read_relative_in_the_configured_zone() -> None:
     fmt = pages.Formats(I18n("en").texts("en"), ZoneInfo("Europe/Moscow"), at)
     cases = {
         timedelta(seconds=20): "just now",
-        timedelta(minutes=5): "5 min ago",
-        timedelta(hours=3): "3 h ago",
-        timedelta(days=2): "2 d ago",
+        timedelta(minutes=5): "5 minutes ago",
+        timedelta(hours=3): "3 hours ago",
+        timedelta(days=2): "2 days ago",
         timedelta(days=30): "2024-04-01",
     }
     for age, expected in cases.items():
         moment = fmt.when(clock.format_time(at - age))
         assert moment is not None
         assert moment.relative == expected, age
+    russian = pages.Formats(I18n("en").texts("ru"), ZoneInfo("Europe/Moscow"), at)
+    three_hours = russian.when(clock.format_time(at - timedelta(hours=3)))
+    assert three_hours is not None
+    assert three_hours.relative == "3 часа назад"
+    assert russian.size(1.2 * 2**30) == "1,2 ГБ"  # a decimal comma
     moment = fmt.when("2024-05-01T10:00:00Z")
     assert moment is not None
     assert moment.absolute == "2024-05-01 13:00"
@@ -652,7 +657,7 @@ async def test_the_card_says_why_a_title_was_taken(store: Store, client: Client)
     )  # fmt: skip
     await store.recognitions.save(
         download.id, kind="movie", title="Dune", year=2021, season=None, status="auto",
-        reason=Reason("auto.year", {"confidence": 0.98}).dumps(),
+        reason=Reason("auto.year", {"confidence": 0.98}),
         files=[StoredFile("Dune/Dune.mkv", "video", 4_000_000_000, None, (), None, ())],
         candidates=[chosen],
     )  # fmt: skip
