@@ -87,7 +87,7 @@ async def run(qbt: QbtInstance, seeder: QbtInstance, tmp: Path, baseline: float)
         )
         made = make_torrent(content, "v1")
         seed(seeder, made)
-        result = await engine.ingest.magnet(
+        result = await engine.cases.ingest.magnet(
             magnet_for(made, peer=seeder_peer(seeder)), source="api"
         )
         assert isinstance(result, Created)
@@ -109,7 +109,7 @@ async def run(qbt: QbtInstance, seeder: QbtInstance, tmp: Path, baseline: float)
             made = make_torrent(other, "v1")
             seed(seeder, made)
             before = len(tmdb.calls)
-            added = await engine.ingest.magnet(
+            added = await engine.cases.ingest.magnet(
                 magnet_for(made, peer=seeder_peer(seeder)), source="api"
             )
             assert isinstance(added, Created)

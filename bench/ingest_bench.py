@@ -110,7 +110,7 @@ async def run(qbt: QbtInstance, seeder: QbtInstance, tmp: Path) -> None:
         door = TelegramFrontDoor.build(
             TelegramSettings(token=tg.token, allowed_users=(USER,), api_base=tg.base_url),
             store,
-            engine,
+            engine.cases,
             I18n("en"),
             Links("http://127.0.0.1:8090", b"bench"),
         )

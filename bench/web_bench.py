@@ -99,7 +99,7 @@ def serve(path: Path, port: int, secret: bytes) -> None:
         )
         engine = Engine.build(store, QbittorrentSettings(url="http://127.0.0.1:9"))
         deps = WebDeps(
-            store=store, engine=engine, i18n=I18n("en"), settings=settings, secret=secret
+            store=store, cases=engine.cases, i18n=I18n("en"), settings=settings, secret=secret
         )
         return build_web_app(deps, pages.setup, api.setup)
 

@@ -35,7 +35,7 @@ from common.i18n import I18n
 from common.logs import get_logger
 from core.config import TelegramSettings
 from store import Store
-from worker.engine import Engine
+from worker.engine import UseCases
 from worker.pacing import sleep_until
 
 WEBHOOK_PATH = "/telegram/webhook"
@@ -72,14 +72,21 @@ class TelegramFrontDoor:
         cls,
         settings: TelegramSettings,
         store: Store,
-        engine: Engine,
+        cases: UseCases,
         i18n: I18n,
         links: Links,
         bot: Bot | None = None,
     ) -> "TelegramFrontDoor":
         bot = bot or make_bot(settings)
         views = Views(bot, store, links)
-        dispatcher = Dispatcher(store=store, engine=engine, i18n=i18n, links=links, views=views)
+        dispatcher = Dispatcher(
+            store=store,
+            ingest=cases.ingest,
+            actions=cases.actions,
+            i18n=i18n,
+            links=links,
+            views=views,
+        )
         dispatcher.update.outer_middleware(AccessMiddleware(settings.allowed_users))
         dispatcher.update.outer_middleware(LanguageMiddleware(i18n, store))
         dispatcher.include_routers(*routers())

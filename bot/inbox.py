@@ -50,6 +50,7 @@ class Turn:
     store: Store
     woke: Callable[[], None]
     finished: bool = field(default=False, init=False)
+    button_answered: bool = field(default=False, init=False)  # the press was answered
 
     @property
     def done_steps(self) -> int:

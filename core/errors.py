@@ -50,6 +50,25 @@ class InvalidTransitionError(ConflictError):
         self.to_state = to_state
 
 
+class NotRecognizedError(ConflictError):
+    """A title is picked for a download that has no recognition yet."""
+
+    code = "not_recognized"
+
+    def __init__(self, download_id: str) -> None:
+        super().__init__(f"download {download_id} is not recognized yet")
+        self.download_id = download_id
+
+
+class SearchOffError(AppError):
+    """A title search without a metadata provider (no TMDB key)."""
+
+    code = "search_off"
+
+    def __init__(self) -> None:
+        super().__init__("search is off: no TMDB key is configured")
+
+
 class ExternalError(AppError):
     """An external system (qBittorrent, Telegram, TMDB, Jellyfin) did not do it."""
 

@@ -25,6 +25,8 @@ from core.titles import fold
 __all__ = ["FileRole", "Kind", "MediaKind", "Parsed", "Role", "TorrentFile"]
 
 OVERRIDE_FIELDS = frozenset({"kind", "title", "year", "season", "episode_offset"})
+_OVERRIDE_RANGES = {"year": (1800, 2200), "season": (0, 999), "episode_offset": (-9999, 9999)}
+MAX_TITLE_OVERRIDE = 300
 _PART = re.compile(r"(?i)(?:^|[\s._\-\[(])(?:cd|dis[ck]|part|pt)[\s._\-]?(\d{1,2})(?![\d])")
 
 
@@ -284,6 +286,12 @@ def _video_of_subtitle(
     return same[0] if len(same) == 1 else None
 
 
+def check_overrides(values: Mapping[str, str]) -> None:
+    """Raises ``InvalidInputError`` for fields a person may not set (an empty value
+    removes the field, and is always fine)."""
+    _read_overrides({field: value for field, value in values.items() if value.strip()})
+
+
 def _read_overrides(overrides: Mapping[str, str]) -> _Overrides:
     unknown = sorted(set(overrides) - OVERRIDE_FIELDS)
     if unknown:
@@ -292,16 +300,18 @@ def _read_overrides(overrides: Mapping[str, str]) -> _Overrides:
     if kind is not None and kind not in ("movie", "series"):
         raise InvalidInputError(f"kind must be movie or series, got {kind!r}")
     title = overrides.get("title")
+    if title is not None and len(title) > MAX_TITLE_OVERRIDE:
+        raise InvalidInputError(f"title is longer than {MAX_TITLE_OVERRIDE} characters")
     return _Overrides(
         kind="movie" if kind == "movie" else "series" if kind == "series" else None,
         title=title.strip() or None if title is not None else None,
-        year=_int_override(overrides, "year", minimum=1800),
-        season=_int_override(overrides, "season", minimum=0),
-        episode_offset=_int_override(overrides, "episode_offset", minimum=None) or 0,
+        year=_int_override(overrides, "year"),
+        season=_int_override(overrides, "season"),
+        episode_offset=_int_override(overrides, "episode_offset") or 0,
     )
 
 
-def _int_override(overrides: Mapping[str, str], field: str, *, minimum: int | None) -> int | None:
+def _int_override(overrides: Mapping[str, str], field: str) -> int | None:
     value = overrides.get(field)
     if value is None or not value.strip():
         return None
@@ -309,8 +319,9 @@ def _int_override(overrides: Mapping[str, str], field: str, *, minimum: int | No
         number = int(value.strip())
     except ValueError:
         raise InvalidInputError(f"{field} must be a whole number, got {value!r}") from None
-    if minimum is not None and number < minimum:
-        raise InvalidInputError(f"{field} must be at least {minimum}, got {number}")
+    lowest, highest = _OVERRIDE_RANGES[field]
+    if not lowest <= number <= highest:
+        raise InvalidInputError(f"{field} must be from {lowest} to {highest}, got {number}")
     return number
 
 

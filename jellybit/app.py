@@ -85,10 +85,10 @@ async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()
     )
     i18n = I18n(settings.general.language)
     links = Links(settings.web.public_url, secret)
-    telegram = TelegramFrontDoor.build(settings.telegram, store, engine, i18n, links)
+    telegram = TelegramFrontDoor.build(settings.telegram, store, engine.cases, i18n, links)
     deps = WebDeps(
         store=store,
-        engine=engine,
+        cases=engine.cases,
         i18n=i18n,
         settings=settings,
         secret=secret,

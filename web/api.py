@@ -389,7 +389,7 @@ async def _get_download(request: web.Request) -> web.Response:
 
 async def _create_download(request: web.Request) -> web.Response:
     _query(request)
-    ingest = _deps(request).engine.ingest
+    ingest = _deps(request).cases.ingest
     if request.content_type == MULTIPART_TYPE:
         data = await _torrent_upload(request)
         return _ingest_response(await ingest.torrent_file(data, source="api"))
@@ -404,21 +404,21 @@ async def _create_download(request: web.Request) -> web.Response:
 async def _retry(request: web.Request) -> web.Response:
     download_id = _path_id(request)
     _query(request)
-    result = await _deps(request).engine.actions.retry(download_id)
+    result = await _deps(request).cases.actions.retry(download_id)
     return web.json_response(download_dto(result.download))
 
 
 async def _relink(request: web.Request) -> web.Response:
     download_id = _path_id(request)
     _query(request)
-    download = await _deps(request).engine.actions.relink(download_id)
+    download = await _deps(request).cases.actions.relink(download_id)
     return web.json_response(download_dto(download))
 
 
 async def _cancel(request: web.Request) -> web.Response:
     download_id = _path_id(request)
     _query(request)
-    download = await _deps(request).engine.actions.cancel(download_id)
+    download = await _deps(request).cases.actions.cancel(download_id)
     return web.json_response(download_dto(download))
 
 
@@ -429,7 +429,7 @@ async def _review(request: web.Request) -> web.Response:
     candidate_id = parse_id(body["candidate_id"])
     if candidate_id is None:
         raise _invalid("candidate_id must be an id")
-    download = await _deps(request).engine.actions.decide(download_id, candidate_id)
+    download = await _deps(request).cases.actions.decide(download_id, candidate_id)
     return web.json_response(download_dto(download))
 
 
@@ -470,8 +470,9 @@ _NOT_FOUND_OR_DISABLED = _error_response(
 _DISABLED = _error_response("the API is disabled (web.api_token is empty)", ["api_disabled"])
 _CONFLICT = _error_response(
     "refused: another active download owns one of the hashes (owner_id names it),"
-    " or the action does not apply to the download's state",
-    ["infohash_taken", "invalid_transition"],
+    " or the action does not apply to the download's state (not_recognized: a title"
+    " is picked before the download was recognized)",
+    ["infohash_taken", "invalid_transition", "not_recognized"],
     "ConflictError",
 )
 _QBT_REFUSED = _error_response("qBittorrent refused", ["rejected"])
@@ -613,7 +614,10 @@ _SCHEMAS: Final[Json] = {
         "type": "object",
         "required": ["code", "message"],
         "properties": {
-            "code": {"type": "string", "enum": ["infohash_taken", "invalid_transition"]},
+            "code": {
+                "type": "string",
+                "enum": ["infohash_taken", "invalid_transition", "not_recognized"],
+            },
             "message": {"type": "string"},
             "owner_id": {
                 "type": "string",

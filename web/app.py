@@ -10,7 +10,7 @@ from aiohttp import web
 from common.i18n import I18n
 from core.config import Settings
 from store import Store
-from worker.engine import Engine
+from worker.engine import UseCases
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class WebDeps:
     """What the handlers use; built by the composition root, no globals."""
 
     store: Store
-    engine: Engine
+    cases: UseCases
     i18n: I18n
     settings: Settings
     secret: bytes  # signs bot links, sessions and CSRF tokens

@@ -24,20 +24,18 @@ from markupsafe import Markup, escape
 from common.explain import evidence_line, reason_text
 from common.formatting import progress_text, relative_text, size_text
 from common.i18n import Texts, state_labels
-from common.logs import for_download
 from core import clock
 from core.errors import (
     AppError,
     ExternalError,
     InfohashTakenError,
-    NotFoundError,
     UnreachableError,
 )
 from core.evidence import Candidate, MediaKind
-from core.ids import Id, new_id, parse_id
+from core.ids import Id, parse_id
 from core.models import Download
 from core.numbers import ascii_int
-from core.reasons import Reason, reason
+from core.reasons import Reason
 from core.recognize import OVERRIDE_FIELDS
 from core.states import ACTIVE, RETRYABLE, State
 from store.card import DownloadCard
@@ -45,6 +43,7 @@ from store.recognition import StoredCandidate, StoredRecognition
 from web import auth, rendering
 from web.app import DEPS, WebDeps
 from web.auth import LANGUAGES, USER, render_refusal
+from worker.actions import PICKABLE
 from worker.tmdb import parse_tmdb_id
 
 PAGE_SIZE = 25  # a phone screen or two; render time grows with it (bench/web_bench.py)
@@ -53,11 +52,9 @@ OVERVIEW_CHARS = 160
 STATIC = Path(__file__).resolve().parent / "static"
 POSTER_BASE = "https://image.tmdb.org/t/p/w185"
 TMDB_WEB = "https://www.themoviedb.org"
-PICKABLE = frozenset({State.REVIEW, State.DONE})
 KINDS: tuple[MediaKind, ...] = ("movie", "series")
 # TMDB poster paths look like "/kqjL17yufvn9OVLyXYpvtyrFfak.jpg"; anything else is not shown.
 _POSTER_PATH = re.compile(r"/[A-Za-z0-9_-]+\.(?:jpg|jpeg|png|webp)")
-_LIMITS = {"year": (1800, 2200), "season": (0, 999), "episode_offset": (-9999, 9999)}
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Action = Literal["retry", "relink", "cancel"]
@@ -68,12 +65,33 @@ def setup(app: web.Application) -> None:
     auth.setup(app)
     app.router.add_static("/static/", STATIC)
     app.router.add_get("/", list_page)
+    app.middlewares.append(_refusals)
     app.router.add_get("/download/{id}", _with_card(card_page))
-    app.router.add_post("/download/{id}/{action:retry|relink|cancel}", _with_download(act))
+    app.router.add_post("/download/{id}/{action:retry|relink|cancel}", _with_download(act, CARD))
     app.router.add_get("/review/{id}", _with_card(review_page))
     app.router.add_post("/review/{id}", decide)
-    app.router.add_post("/review/{id}/search-pick", _with_download(search_pick))
-    app.router.add_post("/review/{id}/overrides", _with_download(save_overrides))
+    app.router.add_post("/review/{id}/search-pick", _with_download(search_pick, REVIEW))
+    app.router.add_post("/review/{id}/overrides", _with_download(save_overrides, REVIEW))
+
+
+# The page an action's form is on: a refused action goes back there (``_refusals``).
+_BACK = web.RequestKey("back", str)
+CARD, REVIEW = "/download/{id}", "/review/{id}"
+
+
+@web.middleware
+async def _refusals(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The pages' one error boundary: an action refused with an ``AppError`` goes
+    back to its page with the refusal's code, which the page says in the reader's
+    words (``flash``). Any other request lets it through (the API has its own)."""
+    try:
+        return await handler(request)
+    except AppError as error:
+        back = request.get(_BACK)
+        if back is None:
+            raise
+        owner = error.owner_id if isinstance(error, InfohashTakenError) else None
+        raise _redirect(back, error=_error_code(error), owner=owner) from None
 
 
 # --- how values read ------------------------------------------------------------
@@ -235,8 +253,9 @@ class Page:
 DownloadHandler = Callable[[Page, Download], Awaitable[web.StreamResponse]]
 
 
-def _with_download(handler: DownloadHandler) -> Handler:
-    """The download of the path's id. Not an id at all: 404 without a query."""
+def _with_download(handler: DownloadHandler, back: str) -> Handler:
+    """An action on the download of the path's id, whose form is on the page
+    ``back``. Not an id at all: 404 without a query."""
 
     async def with_download(request: web.Request) -> web.StreamResponse:
         download_id = parse_id(request.match_info["id"])
@@ -246,6 +265,7 @@ def _with_download(handler: DownloadHandler) -> Handler:
         download = await page.deps.store.downloads.find_download(download_id)
         if download is None:
             return await render_refusal(request, 404, page.tx)
+        request[_BACK] = back.format(id=download.id)
         return await handler(page, download)
 
     return with_download
@@ -436,21 +456,16 @@ def _actions(tx: Texts, state: State) -> list[tuple[Action, str]]:
 
 
 async def act(page: Page, download: Download) -> web.StreamResponse:
-    actions = page.deps.engine.actions
+    actions = page.deps.cases.actions
     action = page.request.match_info["action"]
-    try:
-        if action == "retry":
-            done = "retry_queued" if (await actions.retry(download.id)).queued else "retry"
-        elif action == "relink":
-            await actions.relink(download.id)
-            done = "relink"
-        else:
-            await actions.cancel(download.id)
-            done = "cancel"
-    except InfohashTakenError as error:
-        raise _card(download.id, error=error.code, owner=error.owner_id) from None
-    except AppError as error:
-        raise _card(download.id, error=_error_code(error)) from None
+    if action == "retry":
+        done = "retry_queued" if (await actions.retry(download.id)).queued else "retry"
+    elif action == "relink":
+        await actions.relink(download.id)
+        done = "relink"
+    else:
+        await actions.cancel(download.id)
+        done = "cancel"
     raise _card(download.id, done=done)
 
 
@@ -491,13 +506,13 @@ async def _search(page: Page, recognition: StoredRecognition | None) -> Search:
     text = query.get("search", "").strip()[:200]
     kind = _kind(query.get("kind")) or _kind(recognition.kind if recognition else None) or "movie"
     year = query.get("year", "").strip()[:4]
-    tmdb = page.deps.engine.tmdb
+    titles = page.deps.cases.titles
     prefill = text or (recognition.title if recognition and recognition.title else "")
-    search = Search(tmdb is not None and tmdb.enabled, text, prefill, kind, year, [])
-    if tmdb is None or not search.enabled or not text:
+    search = Search(titles.enabled, text, prefill, kind, year, [])
+    if not search.enabled or not text:
         return search
     try:
-        found = await tmdb.search(kind, text, ascii_int(year, 4))
+        found = await titles.search(kind, text, ascii_int(year, 4))
     except ExternalError:
         return replace(search, problem=_error_message(page.tx, "tmdb"))
     return replace(search, results=found[:SEARCH_RESULTS])
@@ -509,130 +524,37 @@ def _kind(text: str | None) -> MediaKind | None:
 
 async def decide(request: web.Request) -> web.StreamResponse:
     """The person picked a candidate. Both ids are parsed before any query."""
-    form = await request.post()
-    download_id = parse_id(request.match_info["id"])
-    candidate_id = parse_id(form.get("candidate_id"))
-    if download_id is None or candidate_id is None:
+    if parse_id((await request.post()).get("candidate_id")) is None:
         return await _not_an_id(request)
-    try:
-        await request.app[DEPS].engine.actions.decide(download_id, candidate_id)
-    except NotFoundError as error:
-        if error.entity == "download":
-            tx = await request.app[LANGUAGES].of(request[USER])
-            return await render_refusal(request, 404, tx)
-        raise _review(download_id, error=error.code) from None
-    except AppError as error:
-        raise _review(download_id, error=_error_code(error)) from None
-    raise _card(download_id, done="decide")
+    return await _picked(request)
 
 
-async def search_pick(page: Page, download: Download) -> web.StreamResponse:
-    """A title found by hand becomes a candidate of a new recognition (a copy of
-    the current one: same files and parse), then it is picked like any other."""
-    form = await page.request.post()
-    kind, tmdb_id = _kind(_text(form.get("kind"))), _text(form.get("tmdb_id"))
-    tmdb = page.deps.engine.tmdb
-    if kind is None or parse_tmdb_id(tmdb_id) is None:
-        raise _review(download.id, error="invalid_input")
-    if tmdb is None or not tmdb.enabled:
-        raise _review(download.id, error="search_off")
-    if download.state not in PICKABLE:
-        raise _review(download.id, error="invalid_transition")
-    recognition = await page.deps.store.recognitions.current(download.id)
-    if recognition is None:
-        raise _review(download.id, error="not_recognized")
-    try:
-        found = await tmdb.details(kind, tmdb_id)
-        candidate_id = await _with_candidate(page.deps, recognition, found)
-        await page.deps.engine.actions.decide(download.id, candidate_id)
-    except AppError as error:
-        raise _review(download.id, error=_error_code(error)) from None
+async def _pick(page: Page, download: Download) -> web.StreamResponse:
+    candidate_id = parse_id((await page.request.post()).get("candidate_id"))
+    assert candidate_id is not None  # decide parsed it
+    await page.deps.cases.actions.decide(download.id, candidate_id)
     raise _card(download.id, done="decide")
 
 
-async def _with_candidate(deps: WebDeps, recognition: StoredRecognition, found: Candidate) -> Id:
-    """The id of ``found`` among the current candidates, or of it in a new
-    recognition that holds it beside them (one transaction: ``save``)."""
-    for candidate in recognition.candidates:
-        same = (candidate.provider, candidate.kind, candidate.provider_id)
-        if same == (found.provider, found.kind, found.provider_id):
-            return candidate.id
-    picked = StoredCandidate(
-        id=new_id(),
-        provider=found.provider,
-        provider_id=found.provider_id,
-        kind=found.kind,
-        title=found.title,
-        original_title=found.original_title,
-        year=found.year,
-        overview=found.overview,
-        poster_path=found.poster_path,
-        popularity=found.popularity,
-        score=1.0,  # the person's own pick: nothing is surer
-        selected=False,
-        seasons=found.seasons,
-    )
-    kept = [replace(c, id=new_id(), selected=False) for c in recognition.candidates]
-    saved = await deps.store.recognitions.save(
-        recognition.download_id,
-        kind=recognition.kind,
-        title=recognition.title,
-        year=recognition.year,
-        season=recognition.season,
-        status="needs_review",
-        reason=reason("picked"),
-        files=recognition.files,
-        candidates=[picked, *kept],
-    )
-    for_download(recognition.download_id).info(
-        "recognition.found_by_hand", recognition_id=saved, candidate_id=picked.id
-    )
-    return picked.id
+_picked = _with_download(_pick, REVIEW)
+
+
+async def search_pick(page: Page, download: Download) -> web.StreamResponse:
+    """A title the person found by searching is picked."""
+    form = await page.request.post()
+    kind, tmdb_id = _kind(_text(form.get("kind"))), parse_tmdb_id(_text(form.get("tmdb_id")))
+    if kind is None or tmdb_id is None:
+        raise _review(download.id, error="invalid_input")
+    await page.deps.cases.actions.pick_found(download.id, kind, tmdb_id)
+    raise _card(download.id, done="decide")
 
 
 async def save_overrides(page: Page, download: Download) -> web.StreamResponse:
     """Fields set by the person; the download is recognized again with them."""
     form = await page.request.post()
     values = {field: _text(form.get(field)).strip() for field in sorted(OVERRIDE_FIELDS)}
-    if not _valid_overrides(values):
-        raise _review(download.id, error="invalid_input")
-    store = page.deps.store
-    await store.recognitions.set_overrides(download.id, values)
-    set_fields = sorted(field for field, value in values.items() if value)
-    for_download(download.id).info("download.overrides_set", fields=set_fields)
-    recognition = await store.recognitions.current(download.id)
-    if recognition is None or download.state not in PICKABLE | {State.IMPORTING}:
-        raise _card(download.id, done="overrides_saved")
-    await store.recognitions.set_status(recognition.id, "waiting", reason("person.corrected"))
-    try:
-        if download.state == State.REVIEW:
-            await store.downloads.move(
-                download.id,
-                State.IMPORTING,
-                reason=reason("person.corrected"),
-                expected={State.REVIEW},
-            )
-        elif download.state == State.DONE:
-            await page.deps.engine.actions.relink(download.id)
-    except AppError as error:
-        raise _card(download.id, error=_error_code(error)) from None
-    page.deps.engine.importer.wake.set()
-    raise _card(download.id, done="overrides")
-
-
-def _valid_overrides(values: Mapping[str, str]) -> bool:
-    if values.get("kind", "") not in ("", *KINDS) or len(values.get("title", "")) > 300:
-        return False
-    return all(_in_range(values.get(field, ""), *limits) for field, limits in _LIMITS.items())
-
-
-def _in_range(text: str, lowest: int, highest: int) -> bool:
-    if text == "":
-        return True
-    try:
-        return lowest <= int(text) <= highest
-    except ValueError:
-        return False
+    again = await page.deps.cases.actions.correct(download.id, values)
+    raise _card(download.id, done="overrides" if again else "overrides_saved")
 
 
 def _text(value: object) -> str:

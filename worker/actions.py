@@ -1,24 +1,39 @@
-"""What a person can do to a download: retry and cancel.
+"""What a person can do to a download, whichever front door they use (the bot,
+the pages, the API): retry, relink, cancel, pick a candidate, pick a title they
+searched for, correct the recognition's fields. Each is one method here.
 
-Both decide in the store first (the identity guard refuses before any
-qBittorrent call), then act in qBittorrent, and undo the store change when
-qBittorrent refuses.
+Retry and cancel decide in the store first (the identity guard refuses before
+any qBittorrent call), then act in qBittorrent, and undo the store change when
+qBittorrent refuses. Errors are ``core.errors.AppError``s; each front door has
+one place that turns them into words.
 """
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
 from common.logs import Logger, for_download
-from core.errors import ExternalError, InvalidTransitionError, NotFoundError, RejectedError
-from core.ids import Id
+from core.errors import (
+    ExternalError,
+    InvalidTransitionError,
+    NotRecognizedError,
+    RejectedError,
+    SearchOffError,
+)
+from core.evidence import Candidate, MediaKind
+from core.ids import Id, new_id
 from core.live import Torrent, is_broken, is_complete
 from core.models import Download
 from core.reasons import reason
+from core.recognize import check_overrides
 from core.states import ACTIVE, RETRYABLE, State
 from store import Store
+from store.recognition import StoredCandidate, StoredRecognition
 from worker.adder import TorrentAdder
 from worker.poller import Poller
 from worker.qbt import SYSTEM, QbtClient
+from worker.tmdb import TmdbClient
+
+PICKABLE = frozenset({State.REVIEW, State.DONE})  # a title may be picked in these
 
 
 @dataclass(frozen=True)
@@ -35,8 +50,10 @@ class Actions:
         adder: TorrentAdder,
         poller: Poller,
         wake_importer: Callable[[], None],
+        tmdb: TmdbClient | None = None,
     ) -> None:
         self._store = store
+        self._tmdb = tmdb
         self._qbt = qbt
         self._adder = adder
         self._poller = poller
@@ -80,14 +97,9 @@ class Actions:
         return RetryResult(current, queued=added.outcome == "queued")
 
     async def decide(self, download_id: Id, candidate_id: Id) -> Download:
-        """The person picked a title (the review page): a download in review is
-        laid out with it, a done one is relinked with it."""
-        download = await self._store.downloads.get_download(download_id)
-        if download.state not in (State.REVIEW, State.DONE):
-            raise InvalidTransitionError(download.id, download.state, State.IMPORTING)
-        recognition = await self._store.recognitions.current(download.id)
-        if recognition is None:
-            raise NotFoundError("recognition of download", download.id)
+        """The person picked a title: a download in review is laid out with it, a
+        done one is relinked with it. An unknown candidate is a ``NotFoundError``."""
+        download, recognition = await self._pickable(download_id)
         await self._store.recognitions.choose(recognition.id, candidate_id)
         for_download(download.id).info(
             "download.title_chosen", recognition_id=recognition.id, candidate_id=candidate_id
@@ -99,6 +111,87 @@ class Actions:
         )
         self._wake_importer()
         return chosen
+
+    async def pick_found(self, download_id: Id, kind: MediaKind, tmdb_id: int) -> Download:
+        """A title the person found by searching becomes a candidate (of a new
+        recognition: a copy of the current one, same files and parse), then it is
+        picked like any other."""
+        if self._tmdb is None or not self._tmdb.enabled:
+            raise SearchOffError()
+        _, recognition = await self._pickable(download_id)
+        found = await self._tmdb.details(kind, tmdb_id)
+        return await self.decide(download_id, await self._with_candidate(recognition, found))
+
+    async def correct(self, download_id: Id, values: Mapping[str, str]) -> bool:
+        """Fields set by the person (an empty one is removed). True when the download
+        is recognized again with them now; False when they are only kept for its
+        recognition, which has not happened yet."""
+        check_overrides(values)
+        download = await self._store.downloads.get_download(download_id)
+        await self._store.recognitions.set_overrides(download.id, values)
+        set_fields = sorted(field for field, value in values.items() if value)
+        for_download(download.id).info("download.overrides_set", fields=set_fields)
+        recognition = await self._store.recognitions.current(download.id)
+        if recognition is None or download.state not in PICKABLE | {State.IMPORTING}:
+            return False
+        why = reason("person.corrected")
+        await self._store.recognitions.set_status(recognition.id, "waiting", why)
+        if download.state == State.REVIEW:
+            await self._store.downloads.move(
+                download.id, State.IMPORTING, reason=why, expected={State.REVIEW}
+            )
+        elif download.state == State.DONE:
+            await self.relink(download.id)
+        self._wake_importer()
+        return True
+
+    async def _pickable(self, download_id: Id) -> tuple[Download, StoredRecognition]:
+        download = await self._store.downloads.get_download(download_id)
+        if download.state not in PICKABLE:
+            raise InvalidTransitionError(download.id, download.state, State.IMPORTING)
+        recognition = await self._store.recognitions.current(download.id)
+        if recognition is None:
+            raise NotRecognizedError(download.id)
+        return download, recognition
+
+    async def _with_candidate(self, recognition: StoredRecognition, found: Candidate) -> Id:
+        """The id of ``found`` among the current candidates, or of it in a new
+        recognition that holds it beside them (one transaction: ``save``)."""
+        for candidate in recognition.candidates:
+            same = (candidate.provider, candidate.kind, candidate.provider_id)
+            if same == (found.provider, found.kind, found.provider_id):
+                return candidate.id
+        picked = StoredCandidate(
+            id=new_id(),
+            provider=found.provider,
+            provider_id=found.provider_id,
+            kind=found.kind,
+            title=found.title,
+            original_title=found.original_title,
+            year=found.year,
+            overview=found.overview,
+            poster_path=found.poster_path,
+            popularity=found.popularity,
+            score=1.0,  # the person's own pick: nothing is surer
+            selected=False,
+            seasons=found.seasons,
+        )
+        kept = [replace(c, id=new_id(), selected=False) for c in recognition.candidates]
+        saved = await self._store.recognitions.save(
+            recognition.download_id,
+            kind=recognition.kind,
+            title=recognition.title,
+            year=recognition.year,
+            season=recognition.season,
+            status="needs_review",
+            reason=reason("picked"),
+            files=recognition.files,
+            candidates=[picked, *kept],
+        )
+        for_download(recognition.download_id).info(
+            "recognition.found_by_hand", recognition_id=saved, candidate_id=picked.id
+        )
+        return picked.id
 
     async def relink(self, download_id: Id) -> Download:
         """done -> importing (guarded): the layout is applied again with the
@@ -137,3 +230,19 @@ class Actions:
             await self._qbt.start(torrent_id, log=log)
         except ExternalError as error:
             log.warning("download.revive_failed", reason=str(error))
+
+
+class TitleSearch:
+    """The person's own search for a title (the review page); reads only."""
+
+    def __init__(self, tmdb: TmdbClient | None) -> None:
+        self._tmdb = tmdb
+
+    @property
+    def enabled(self) -> bool:
+        return self._tmdb is not None and self._tmdb.enabled
+
+    async def search(self, kind: MediaKind, text: str, year: int | None) -> list[Candidate]:
+        if self._tmdb is None or not self._tmdb.enabled:
+            raise SearchOffError()
+        return await self._tmdb.search(kind, text, year)

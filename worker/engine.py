@@ -1,5 +1,5 @@
-"""The worker's parts built together: what the bot and the web app call, and
-what ``jellybit run`` runs in the background."""
+"""The worker's parts built together: the use cases the bot, the pages and the
+API call (``UseCases``), and what ``jellybit run`` runs in the background."""
 
 import asyncio
 from dataclasses import dataclass
@@ -8,7 +8,7 @@ from typing import Self
 from core.config import JellyfinSettings, LibrarySettings, MetadataSettings, QbittorrentSettings
 from core.notifications import OUTAGE_NOTICE
 from store import Store
-from worker.actions import Actions
+from worker.actions import Actions, TitleSearch
 from worker.adder import TorrentAdder
 from worker.cpu import CpuPool
 from worker.importer import Importer
@@ -20,12 +20,21 @@ from worker.recognition import Recognizer
 from worker.tmdb import TmdbClient
 
 
+@dataclass(frozen=True)
+class UseCases:
+    """All a front door may do: take a magnet or a .torrent, act on a download,
+    search a title. The front doors get this, never the ``Engine``."""
+
+    ingest: Ingest
+    actions: Actions
+    titles: TitleSearch
+
+
 @dataclass
 class Engine:
     qbt: QbtClient
     poller: Poller
-    ingest: Ingest
-    actions: Actions
+    cases: UseCases
     importer: Importer
     tmdb: TmdbClient | None
     jellyfin: JellyfinClient
@@ -65,8 +74,11 @@ class Engine:
         return cls(
             qbt=qbt,
             poller=poller,
-            ingest=Ingest(store, adder, poller.wake.set, cpu),
-            actions=Actions(store, qbt, adder, poller, importer.wake.set),
+            cases=UseCases(
+                ingest=Ingest(store, adder, poller.wake.set, cpu),
+                actions=Actions(store, qbt, adder, poller, importer.wake.set, tmdb),
+                titles=TitleSearch(tmdb),
+            ),
             importer=importer,
             tmdb=tmdb,
             jellyfin=jellyfin_client,

@@ -7,7 +7,8 @@ message is refreshed to the current state: never silence, never a traceback.
 
 A press is answered at once: an action that takes longer than ``ANSWER_WITHIN``
 (qBittorrent slow or frozen) is answered "working on it" and goes on; its outcome
-then shows in the message, and a refusal is said in the chat.
+then shows in the message and is said in the chat. A refusal (an ``AppError``) is
+answered by the bot's error boundary, ``bot/handlers/errors.py``.
 """
 
 import asyncio
@@ -22,19 +23,12 @@ from bot.texts import outdated_text
 from bot.views import Views
 from common.i18n import Texts
 from common.logs import for_download, get_logger
-from core.errors import (
-    ExternalError,
-    InfohashTakenError,
-    InvalidTransitionError,
-    RejectedError,
-    UnreachableError,
-)
 from core.ids import parse_id
 from core.models import Download
 from core.states import ACTIVE, RETRYABLE, State
 from store import Store
 from store.inbox import Reply
-from worker.engine import Engine
+from worker.actions import Actions
 
 ANSWER_WITHIN = 1.5  # seconds: Telegram wants an answer soon, the person even sooner
 
@@ -51,7 +45,7 @@ async def on_download_action(
     callback_data: DownloadAction,
     tx: Texts,
     store: Store,
-    engine: Engine,
+    actions: Actions,
     views: Views,
     turn: Turn,
 ) -> None:
@@ -61,45 +55,26 @@ async def on_download_action(
         await on_unknown_button(query, tx, store, views)  # refresh by the message, if known
         return
     if not _fits(callback_data.action, download):
-        await _outdated(query, tx, store, views, download)
+        await outdated(query, tx, store, views, download)
         return
-    log = for_download(download.id)
-    log.info("telegram.button", action=callback_data.action)
-    acting = asyncio.ensure_future(_outcome(callback_data.action, download, tx, store, engine))
+    for_download(download.id).info("telegram.button", action=callback_data.action)
+    acting = asyncio.ensure_future(_act(callback_data.action, download, tx, actions))
     done, _ = await asyncio.wait({acting}, timeout=ANSWER_WITHIN)
     if not done:
         await query.answer(tx.plain("Working on it: the message will show how it went."))
-        answer = await acting
-        if answer is not None and isinstance(query.message, Message):
-            await turn.reply(Reply(answer, reply_to=query.message.message_id))
-        await _refresh(query, tx, store, views, download.id)
-        return
-    answer = acting.result()
-    if answer is None:  # the action no longer fits
-        await _outdated(query, tx, store, views, await store.downloads.find_download(download.id))
-        return
-    await query.answer(answer, show_alert=len(answer) > 60)
-    await _refresh(query, tx, store, views, download.id)
+        turn.button_answered = True  # from now on, the outcome is said in the chat
+    answer = await acting  # a refusal goes to the bot's error boundary (bot/handlers/errors.py)
+    await answer_button(query, turn, answer)
+    await refresh(query, tx, store, views, download.id)
 
 
-async def _outcome(
-    action: str, download: Download, tx: Texts, store: Store, engine: Engine
-) -> str | None:
-    """What to tell the person about the action; None: it no longer fits the state."""
-    try:
-        return await _act(action, download, tx, engine)
-    except InfohashTakenError as error:
-        owner = await store.downloads.find_download(error.owner_id)
-        name = owner.name if owner is not None else error.owner_id
-        return tx.plain("Refused: the active download {name} ({id}) has the same torrent.").format(
-            name=name, id=error.owner_id
-        )
-    except InvalidTransitionError:
-        return None
-    except UnreachableError:
-        return tx.plain("qBittorrent is not answering; nothing changed. Try again later.")
-    except (RejectedError, ExternalError) as error:
-        return tx.plain("qBittorrent refused: {reason}").format(reason=error.detail)
+async def answer_button(query: CallbackQuery, turn: Turn, answer: str) -> None:
+    """The outcome of a press: its answer, or a reply in the chat once the press
+    was answered "working on it"."""
+    if not turn.button_answered:
+        await query.answer(answer, show_alert=len(answer) > 60)
+    elif isinstance(query.message, Message):
+        await turn.reply(Reply(answer, reply_to=query.message.message_id))
 
 
 def _fits(action: str, download: Download) -> bool:
@@ -112,16 +87,16 @@ def _fits(action: str, download: Download) -> bool:
     return False
 
 
-async def _act(action: str, download: Download, tx: Texts, engine: Engine) -> str:
+async def _act(action: str, download: Download, tx: Texts, actions: Actions) -> str:
     if action == Action.RETRY:
-        result = await engine.actions.retry(download.id)
+        result = await actions.retry(download.id)
         if result.queued:
             return tx.plain("qBittorrent is not answering: I will add it as soon as it is back.")
         return tx.plain("Trying again.")
     if action == Action.CANCEL:
-        await engine.actions.cancel(download.id)
+        await actions.cancel(download.id)
         return tx.plain("Cancelled and deleted from qBittorrent.")
-    await engine.actions.relink(download.id)
+    await actions.relink(download.id)
     return tx.plain("Laying it out again.")
 
 
@@ -133,18 +108,18 @@ async def on_unknown_button(query: CallbackQuery, tx: Texts, store: Store, views
     if isinstance(message, Message):
         download_id = await store.telegram.download_of_message(message.chat.id, message.message_id)
         download = None if download_id is None else await store.downloads.find_download(download_id)
-    await _outdated(query, tx, store, views, download)
+    await outdated(query, tx, store, views, download)
 
 
-async def _outdated(
+async def outdated(
     query: CallbackQuery, tx: Texts, store: Store, views: Views, download: Download | None
 ) -> None:
     await query.answer(outdated_text(tx))
     if download is not None:
-        await _refresh(query, tx, store, views, download.id)
+        await refresh(query, tx, store, views, download.id)
 
 
-async def _refresh(
+async def refresh(
     query: CallbackQuery, tx: Texts, store: Store, views: Views, download_id: str
 ) -> None:
     message = query.message

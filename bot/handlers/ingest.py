@@ -24,8 +24,7 @@ from core.magnet import find_magnets, remaining_text
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON
 from store import Store
 from store.inbox import Reply
-from worker.engine import Engine
-from worker.ingest import Created, Duplicate, IngestResult, Rejected
+from worker.ingest import Created, Duplicate, Ingest, IngestResult, Rejected
 
 DOWNLOAD_TIMEOUT = 60  # seconds to fetch a .torrent from Telegram
 
@@ -38,7 +37,7 @@ def router() -> Router:
 
 
 async def on_text(
-    message: Message, tx: Texts, store: Store, engine: Engine, views: Views, turn: Turn
+    message: Message, tx: Texts, store: Store, ingest: Ingest, views: Views, turn: Turn
 ) -> None:
     text = message.text or ""
     magnets = find_magnets(text)
@@ -49,14 +48,14 @@ async def on_text(
     for number, uri in enumerate(magnets, start=1):
         if number <= turn.done_steps:
             continue  # answered before a crash or an error
-        result = await engine.ingest.magnet(uri, source="telegram", chat_id=message.chat.id)
+        result = await ingest.magnet(uri, source="telegram", chat_id=message.chat.id)
         result = await _resumed(result, message, store)
         reply, hinted = _answer(message, tx, views, result, hint)
         await turn.step(number, [reply], hint=hinted, last=number == len(magnets))
 
 
 async def on_document(
-    message: Message, tx: Texts, store: Store, engine: Engine, views: Views, bot: Bot, turn: Turn
+    message: Message, tx: Texts, store: Store, ingest: Ingest, views: Views, bot: Bot, turn: Turn
 ) -> None:
     document = message.document
     assert document is not None
@@ -65,9 +64,7 @@ async def on_document(
         return
     data = await bot.download(document, timeout=DOWNLOAD_TIMEOUT)
     assert data is not None
-    result = await engine.ingest.torrent_file(
-        data.read(), source="telegram", chat_id=message.chat.id
-    )
+    result = await ingest.torrent_file(data.read(), source="telegram", chat_id=message.chat.id)
     result = await _resumed(result, message, store)
     reply, hinted = _answer(message, tx, views, result, remaining_text(message.caption or ""))
     await turn.step(turn.done_steps + 1, [reply], hint=hinted, last=True)

@@ -78,7 +78,7 @@ async def test_magnet_is_downloaded_to_completion(
     made = new_torrent(tmp_path, seeder, kind, up_limit=2 * MiB)
     magnet = magnet_for(made, peer=peer_of(seeder), hashes=hashes)
 
-    result = await running.engine.ingest.magnet(magnet, source="telegram", chat_id=42)
+    result = await running.engine.cases.ingest.magnet(magnet, source="telegram", chat_id=42)
 
     assert isinstance(result, Created)
     assert not result.queued
@@ -98,7 +98,7 @@ async def test_torrent_file_is_downloaded_and_kept(
     running: Running, seeder: QbtInstance, tmp_path: Path
 ) -> None:
     made = new_torrent(tmp_path, seeder, "hybrid")
-    result = await running.engine.ingest.torrent_file(made.data, source="telegram")
+    result = await running.engine.cases.ingest.torrent_file(made.data, source="telegram")
     assert isinstance(result, Created)
     # No peer hint in a .torrent: tell qBittorrent where the seeder is, as DHT would.
     found = await eventually(lambda: _qbt_torrent(running, made), what="torrent in qBittorrent")
@@ -122,15 +122,15 @@ async def test_duplicate_while_active_and_new_download_after_done(
 ) -> None:
     made = new_torrent(tmp_path, seeder, "v1")
     magnet = magnet_for(made, peer=peer_of(seeder))
-    first = await running.engine.ingest.magnet(magnet, source="telegram")
+    first = await running.engine.cases.ingest.magnet(magnet, source="telegram")
     assert isinstance(first, Created)
 
-    again = await running.engine.ingest.magnet(magnet, source="telegram")
+    again = await running.engine.cases.ingest.magnet(magnet, source="telegram")
     assert isinstance(again, Duplicate)
     assert again.download.id == first.download.id
 
     await wait_state(running, first.download.id, State.DONE)
-    after_done = await running.engine.ingest.magnet(magnet, source="telegram")
+    after_done = await running.engine.cases.ingest.magnet(magnet, source="telegram")
     # qBittorrent still has it (seeding): "Fails." for a duplicate is not a failure.
     assert isinstance(after_done, Created)
     assert after_done.download.id != first.download.id
@@ -151,7 +151,7 @@ async def test_duplicate_while_active_and_new_download_after_done(
 async def test_garbage_magnets_are_rejected_and_nothing_is_stored(
     running: Running, garbage: str
 ) -> None:
-    result = await running.engine.ingest.magnet(garbage, source="telegram")
+    result = await running.engine.cases.ingest.magnet(garbage, source="telegram")
     assert isinstance(result, Rejected)
     assert result.reason
     assert result.download is None
@@ -171,7 +171,7 @@ async def test_garbage_magnets_are_rejected_and_nothing_is_stored(
     ids=["empty", "text", "info-int", "deep", "no-pieces", "huge"],
 )
 async def test_garbage_torrent_files_are_rejected(running: Running, garbage: bytes) -> None:
-    result = await running.engine.ingest.torrent_file(garbage, source="telegram")
+    result = await running.engine.cases.ingest.torrent_file(garbage, source="telegram")
     assert isinstance(result, Rejected)
     assert result.reason
     assert await running.store.downloads.list_downloads() == []

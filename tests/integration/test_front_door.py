@@ -202,7 +202,7 @@ async def test_the_longest_names_fit_every_message(running: Running, tg: FakeTel
     status = await alice.wait_for(reply_to(sent))
     assert "…" in status.text
     for n in range(25):
-        await running.engine.ingest.magnet(
+        await running.engine.cases.ingest.magnet(
             f"magnet:?xt=urn:btih:{secrets.token_hex(20)}&dn=Длинный.{n}.{'x' * 2000}",
             source="telegram",
             chat_id=ALICE,

@@ -72,7 +72,7 @@ def torrent_of(
 async def download_and_wait(
     running: Running, made: MadeTorrent, seeder: QbtInstance, state: State
 ) -> Download:
-    result = await running.engine.ingest.magnet(
+    result = await running.engine.cases.ingest.magnet(
         magnet_for(made, peer=peer_of(seeder)), source="telegram"
     )
     assert isinstance(result, Created)
@@ -197,7 +197,7 @@ async def test_relink_replaces_exactly_the_previous_batch(
 
     await importing.store.recognitions.set_overrides(done.id, {"title": "Dune Part One"})
     await reconsider(importing, done)
-    await importing.engine.actions.relink(done.id)
+    await importing.engine.cases.actions.relink(done.id)
     await eventually(lambda: _in_state(importing, done.id, State.DONE), within=20, what="relinked")
 
     new_video = (
@@ -235,7 +235,7 @@ async def test_a_batch_interrupted_midway_is_finished_without_duplicates(
     monkeypatch.setattr(importer_module, "_link_one", die_after_one)
     running, stop, task = await start(qbt, tmp_path)
     made = torrent_of(tmp_path, seeder, "Show.Name.S01.1080p.WEB", SEASON_FILES)
-    result = await running.engine.ingest.magnet(
+    result = await running.engine.cases.ingest.magnet(
         magnet_for(made, peer=peer_of(seeder)), source="telegram"
     )
     assert isinstance(result, Created)
@@ -318,9 +318,9 @@ async def test_tmdb_ambiguity_goes_to_review_and_an_outage_waits_visibly(
             assert {c.year for c in recognition.candidates} >= {1984, 2021}
             assert recognition.chosen() is None
             with pytest.raises(NotFoundError):  # a candidate of nothing here changes nothing
-                await running.engine.actions.decide(review.id, new_id())
+                await running.engine.cases.actions.decide(review.id, new_id())
             pick = next(c for c in recognition.candidates if c.year == 1984)
-            await running.engine.actions.decide(review.id, pick.id)
+            await running.engine.cases.actions.decide(review.id, pick.id)
             await eventually(
                 lambda: _in_state(running, review.id, State.DONE), within=20, what="laid out"
             )
@@ -329,7 +329,7 @@ async def test_tmdb_ambiguity_goes_to_review_and_an_outage_waits_visibly(
 
             tmdb.set_down(True)
             made = torrent_of(tmp_path, seeder, "Dune.2021.1080p.WEB-DL", MOVIE_FILES[:1])
-            result = await running.engine.ingest.magnet(
+            result = await running.engine.cases.ingest.magnet(
                 magnet_for(made, peer=peer_of(seeder)), source="telegram"
             )
             assert isinstance(result, Created)

@@ -73,7 +73,7 @@ async def test_deleted_torrent_is_removed_and_recovered_when_back(
 ) -> None:
     made = new_torrent(tmp_path, seeder, "v1", up_limit=64 * 1024)  # stays incomplete
     magnet = magnet_for(made, peer=peer_of(seeder))
-    result = await running.engine.ingest.magnet(magnet, source="telegram")
+    result = await running.engine.cases.ingest.magnet(magnet, source="telegram")
     assert isinstance(result, Created)
     await wait_state(running, result.download.id, State.DOWNLOADING)
 
@@ -97,7 +97,7 @@ async def test_qbittorrent_restart_is_not_a_removal(
 ) -> None:
     made = new_torrent(tmp_path, seeder, "hybrid", up_limit=512 * 1024)
     magnet = magnet_for(made, peer=peer_of(seeder), hashes="v1")
-    result = await running.engine.ingest.magnet(magnet, source="telegram")
+    result = await running.engine.cases.ingest.magnet(magnet, source="telegram")
     assert isinstance(result, Created)
     await wait_state(running, result.download.id, State.DOWNLOADING)
 
@@ -115,7 +115,7 @@ async def test_magnet_accepted_while_qbittorrent_is_down_is_added_later(
     made = new_torrent(tmp_path, seeder, "v2")
     running.qbt.stop()
     try:
-        result = await running.engine.ingest.magnet(
+        result = await running.engine.cases.ingest.magnet(
             magnet_for(made, peer=peer_of(seeder)), source="telegram"
         )
         assert isinstance(result, Created)
@@ -156,7 +156,7 @@ async def test_retry_refused_when_another_active_download_owns_the_hash(
     before = qbt_hashes(running.qbt)
 
     with pytest.raises(InfohashTakenError) as refused:
-        await running.engine.actions.retry(first.id)
+        await running.engine.cases.actions.retry(first.id)
 
     assert refused.value.owner_id == new_owner.id
     assert qbt_hashes(running.qbt) == before  # no qBittorrent call was made
@@ -167,10 +167,10 @@ async def test_retry_whose_add_fails_is_rolled_back(
     running: Running, seeder: QbtInstance, tmp_path: Path
 ) -> None:
     made = new_torrent(tmp_path, seeder, "v1")
-    result = await running.engine.ingest.torrent_file(made.data, source="telegram")
+    result = await running.engine.cases.ingest.torrent_file(made.data, source="telegram")
     assert isinstance(result, Created)
     await eventually(lambda: _in(running.qbt, made), what="added")
-    await running.engine.actions.cancel(result.download.id)
+    await running.engine.cases.actions.cancel(result.download.id)
     # The kept .torrent went bad on disk: qBittorrent will refuse it.
     async with running.store.db.write() as conn:
         await conn.execute(
@@ -179,7 +179,7 @@ async def test_retry_whose_add_fails_is_rolled_back(
         )
 
     with pytest.raises(RejectedError):
-        await running.engine.actions.retry(result.download.id)
+        await running.engine.cases.actions.retry(result.download.id)
 
     after = await running.store.downloads.get_download(result.download.id)
     assert after.state == State.REMOVED
@@ -197,14 +197,14 @@ async def test_stuck_without_peers_then_retry_completes(
 ) -> None:
     made = new_torrent(tmp_path, seeder, "hybrid")
     dead_peer = magnet_for(made, peer="127.0.0.1:1")
-    result = await running.engine.ingest.magnet(dead_peer, source="telegram")
+    result = await running.engine.cases.ingest.magnet(dead_peer, source="telegram")
     assert isinstance(result, Created)
     stuck = await wait_state(running, result.download.id, State.STUCK)
     assert stuck.error == reason("qbt.no_progress", seconds=2)
 
     info = await eventually(lambda: _find(running.qbt, made), what="torrent listed")
     running.qbt.client().torrents_add_peers(peers=peer_of(seeder), torrent_hashes=info)
-    retried = await running.engine.actions.retry(result.download.id)
+    retried = await running.engine.cases.actions.retry(result.download.id)
     # accepted, or already seen again in qBittorrent by the tick the retry made
     assert retried.download.state in (State.ACCEPTED, State.DOWNLOADING)
     await wait_state(running, result.download.id, State.DONE)
@@ -219,12 +219,12 @@ async def test_cancel_deletes_the_torrent_and_its_partial_data(
     running: Running, seeder: QbtInstance, tmp_path: Path
 ) -> None:
     made = new_torrent(tmp_path, seeder, "v1", up_limit=64 * 1024)
-    result = await running.engine.ingest.magnet(
+    result = await running.engine.cases.ingest.magnet(
         magnet_for(made, peer=peer_of(seeder)), source="telegram"
     )
     assert isinstance(result, Created)
     downloading = await wait_state(running, result.download.id, State.DOWNLOADING)
-    cancelled = await running.engine.actions.cancel(downloading.id)
+    cancelled = await running.engine.cases.actions.cancel(downloading.id)
     assert cancelled.state == State.REMOVED
     assert cancelled.error == reason("person.cancel")
     assert await eventually(lambda: _gone(running.qbt, made), what="deleted in qBittorrent")

@@ -99,7 +99,7 @@ async def test_the_poller_keeps_qbittorrent_5_alive_through_id_changes(
     try:
         ids = []
         for torrent, hashes in made:  # all at once
-            result = await running.engine.ingest.magnet(
+            result = await running.engine.cases.ingest.magnet(
                 magnet_for(torrent, peer=peer_of(seeder), hashes=hashes),  # type: ignore[arg-type]
                 source="telegram",
             )

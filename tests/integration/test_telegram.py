@@ -84,7 +84,7 @@ class Running:
         )
         public_url = "https://jellybit.example.org" if self.mode == "webhook" else PUBLIC_URL
         door = TelegramFrontDoor.build(
-            settings, store, engine, I18n("ru"), Links(public_url, SECRET)
+            settings, store, engine.cases, I18n("ru"), Links(public_url, SECRET)
         )
         if self.mode == "webhook":
             app = build_web_app()

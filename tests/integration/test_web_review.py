@@ -53,9 +53,11 @@ async def test_pick_on_the_review_page_lays_out_the_files_and_tells_the_chat(
         )
         telegram = TelegramSettings(token=tg.token, allowed_users=(ALICE,), api_base=tg.base_url)
         i18n = I18n("en")
-        door = TelegramFrontDoor.build(telegram, store, engine, i18n, Links(public_url, SECRET))
+        door = TelegramFrontDoor.build(
+            telegram, store, engine.cases, i18n, Links(public_url, SECRET)
+        )
         settings = Settings(telegram=telegram, web=WebSettings(public_url=public_url))
-        deps = WebDeps(store=store, engine=engine, i18n=i18n, settings=settings, secret=SECRET)
+        deps = WebDeps(store=store, cases=engine.cases, i18n=i18n, settings=settings, secret=SECRET)
         runner = web.AppRunner(build_web_app(deps, pages.setup, api.setup))
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port).start()

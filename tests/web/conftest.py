@@ -78,7 +78,7 @@ async def make_client(store: Store, engine: Engine) -> AsyncIterator[MakeClient]
     async def make(settings: Settings, with_engine: Engine | None = None) -> Client:
         deps = WebDeps(
             store=store,
-            engine=with_engine or engine,
+            cases=(with_engine or engine).cases,
             i18n=I18n(settings.general.language),
             settings=settings,
             secret=SECRET,

@@ -74,7 +74,7 @@ async def running_api(tmp_path: Path, token: str) -> AsyncIterator[Api]:
     base = Settings()
     deps = WebDeps(
         store=store,
-        engine=engine,
+        cases=engine.cases,
         i18n=I18n("en"),
         settings=replace(base, web=replace(WebSettings(), api_token=token)),
         secret=b"s" * 32,
