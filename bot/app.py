@@ -36,7 +36,7 @@ from common.logs import get_logger
 from core.config import TelegramSettings
 from store import Store
 from worker.engine import UseCases
-from worker.pacing import sleep_until
+from worker.pacing import Loop, sleep_until
 
 WEBHOOK_PATH = "/telegram/webhook"
 REQUEST_TIMEOUT = 30  # seconds; long polling adds its own wait on top
@@ -102,6 +102,10 @@ class TelegramFrontDoor:
             ),
             settings=settings,
         )
+
+    @property
+    def loops(self) -> tuple[Loop, ...]:
+        return (self.inbox.loop, self.notifier.loop, self.status.loop)
 
     def mount_webhook(self, app: web.Application, web_secret: bytes) -> None:
         """Telegram posts updates to ``WEBHOOK_PATH``; a wrong secret header is refused.

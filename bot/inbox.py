@@ -30,7 +30,7 @@ from core import clock
 from core.ids import Id
 from store import Store
 from store.inbox import KEEP_HANDLED_DAYS, Entry, Received, Reply
-from worker.pacing import sleep_until
+from worker.pacing import Loop, sleep_until
 
 LONG_POLL = 25  # seconds getUpdates waits for news
 ALLOWED_UPDATES = ("message", "callback_query")
@@ -101,6 +101,7 @@ class UpdateInbox:
         self._i18n = i18n
         self._wake_outbox = wake_outbox
         self.wake = asyncio.Event()
+        self.loop = Loop("inbox", self.tick, interval=TICK, wake=self.wake)
         self._busy: set[object] = set()  # lanes being handled: a chat id, or an update id
         self._tasks: set[asyncio.Task[None]] = set()
         self._buttons = asyncio.Semaphore(BUTTON_LANES)
@@ -215,15 +216,12 @@ class UpdateInbox:
         """Handle what the inbox holds until ``stop``; an interrupted update (a
         crash) is handled again from the step where it stopped."""
         await self._store.inbox.purge(clock.shifted(-timedelta(days=KEEP_HANDLED_DAYS)))
-        while not stop.is_set():
-            try:
-                self._dispatch(await self._store.inbox.pending(clock.now()))
-            except Exception:
-                get_logger().exception("telegram.inbox_tick_failed")
-            await sleep_until(TICK, stop, self.wake)
-            self.wake.clear()
+        await self.loop.run(stop)
         if self._tasks:  # let a step in flight commit; the rest waits for the next start
             await asyncio.wait(self._tasks, timeout=2.0)
+
+    async def tick(self) -> None:
+        self._dispatch(await self._store.inbox.pending(clock.now()))
 
     def _dispatch(self, entries: list[Entry]) -> None:
         chats: dict[object, list[Entry]] = {}

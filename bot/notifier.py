@@ -29,7 +29,7 @@ from core.models import Notification
 from core.notifications import REPLY, SYSTEM
 from store import Store
 from store.inbox import Reply
-from worker.pacing import sleep_until
+from worker.pacing import Loop
 
 TICK = 1.0
 MAX_BACKOFF = 300.0
@@ -45,17 +45,12 @@ class Notifier:
         self._i18n = i18n
         self._allowed = allowed_users
         self.wake = asyncio.Event()
+        self.loop = Loop("outbox", self.tick, interval=TICK, wake=self.wake)
         self._sending: set[int] = set()  # chats with a send in flight
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            try:
-                await self.tick()
-            except Exception:
-                get_logger().exception("telegram.notifier_tick_failed")
-            await sleep_until(TICK, stop, self.wake)
-            self.wake.clear()
+        await self.loop.run(stop)
         # Stopping: the sends in flight, and one more round (the poller's last
         # tick may have queued a "done"); what does not make it stays queued for
         # the next start.

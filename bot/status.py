@@ -13,11 +13,11 @@ from aiogram.exceptions import TelegramAPIError, TelegramRetryAfter
 
 from bot.views import Views
 from common.i18n import I18n
-from common.logs import for_download, get_logger
+from common.logs import for_download
 from core import clock
 from store import Store
 from store.telegram import StatusMessage
-from worker.pacing import sleep_until
+from worker.pacing import Loop
 
 MIN_INTERVAL = timedelta(seconds=3)
 TICK = 1.0
@@ -29,14 +29,10 @@ class StatusUpdater:
         self._views = views
         self._i18n = i18n
         self._paused_until: dict[int, float] = {}
+        self.loop = Loop("status", self.tick, interval=TICK)
 
     async def run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            try:
-                await self.tick()
-            except Exception:
-                get_logger().exception("telegram.status_tick_failed")
-            await sleep_until(TICK, stop)
+        await self.loop.run(stop)
 
     async def tick(self) -> int:
         """Edit what is due; returns how many messages were edited."""

@@ -93,6 +93,7 @@ async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()
         settings=settings,
         secret=secret,
         last_poll_age=engine.poller.last_answer_age,
+        loops=(*engine.loops, *telegram.loops),
     )
     app = build_web_app(deps, pages.setup, api.setup, *web_parts)
     if settings.telegram.mode == "webhook":

@@ -139,3 +139,15 @@ def test_dependencies_point_inwards() -> None:
 
 def test_every_package_has_its_layer() -> None:
     assert set(PACKAGES) - {"jellybit", "sandbox"} == set(LAYERS)
+
+
+def test_one_path_changes_a_download_state() -> None:
+    """Only ``store.transitions`` writes a state and its history (migrations aside)."""
+    writers = re.compile(r"(?i)\bSET\s+state\s*=|INSERT\s+INTO\s+state_transition\b")
+    found = sorted(
+        str(path.relative_to(ROOT))
+        for package in set(PACKAGES) - {"migrations"}
+        for path in (ROOT / package).rglob("*.py")
+        if writers.search(path.read_text(encoding="utf-8"))
+    )
+    assert found == ["store/transitions.py"]

@@ -11,6 +11,7 @@ from common.i18n import I18n
 from core.config import Settings
 from store import Store
 from worker.engine import UseCases
+from worker.pacing import Loop
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class WebDeps:
     settings: Settings
     secret: bytes  # signs bot links, sessions and CSRF tokens
     last_poll_age: Callable[[], float | None] = lambda: None  # seconds since qBittorrent answered
+    loops: tuple[Loop, ...] = ()  # the background loops, for /healthz
 
 
 DEPS = web.AppKey("deps", WebDeps)
@@ -39,7 +41,16 @@ async def healthz(request: web.Request) -> web.Response:
     except Exception:  # any failure here is what the monitor must see
         database = False
     age = deps.last_poll_age()
-    body = {"ok": database, "database": database, "qbittorrent_last_poll_age_s": age}
+    loops = {
+        health.name: {"failed_ticks": health.failed_ticks, "failing": health.failing}
+        for health in (loop.health() for loop in deps.loops)
+    }
+    body = {
+        "ok": database,
+        "database": database,
+        "qbittorrent_last_poll_age_s": age,
+        "loops": loops,
+    }
     return web.json_response(body, status=200 if database else 503)
 
 

@@ -14,6 +14,7 @@ from worker.cpu import CpuPool
 from worker.importer import Importer
 from worker.ingest import Ingest
 from worker.jellyfin import JellyfinClient
+from worker.pacing import Loop
 from worker.poller import FULL_RESYNC_EVERY, Poller
 from worker.qbt import QbtClient
 from worker.recognition import Recognizer
@@ -84,6 +85,10 @@ class Engine:
             jellyfin=jellyfin_client,
             cpu=cpu,
         )
+
+    @property
+    def loops(self) -> tuple[Loop, ...]:
+        return (self.poller.loop, self.importer.loop)
 
     async def run(self, stop: asyncio.Event) -> None:
         try:

@@ -37,7 +37,7 @@ from worker.layout import (
     resolve_source,
     unlink_if_ours,
 )
-from worker.pacing import sleep_until
+from worker.pacing import Loop
 from worker.recognition import Recognizer
 from worker.tmdb import parse_tmdb_id
 
@@ -59,6 +59,7 @@ class Importer:
         jellyfin: JellyfinClient,
     ) -> None:
         self.wake = asyncio.Event()
+        self.loop = Loop("importer", self.tick, interval=TICK, wake=self.wake)
         self._store = store
         self._recognizer = recognizer
         self._library = library
@@ -73,13 +74,7 @@ class Importer:
             await self._recognizer.warm()
         except Exception:  # the first download starts them instead
             get_logger().exception("import.warm_up_failed")
-        while not stop.is_set():
-            try:
-                await self.tick()
-            except Exception:
-                get_logger().exception("import.tick_failed")
-            await sleep_until(TICK, stop, self.wake)
-            self.wake.clear()
+        await self.loop.run(stop)
 
     async def tick(self) -> None:
         """Every ``importing`` download that is due, one per worker process at a

@@ -42,11 +42,10 @@ from core.reasons import Reason, reason
 from core.states import ACTIVE, State
 from store import Store
 from worker.adder import TorrentAdder
-from worker.pacing import sleep_until
+from worker.pacing import Loop
 from worker.qbt import QbtClient, Server
 
 FULL_RESYNC_EVERY = 300.0  # seconds
-MAX_BACKOFF = 60.0
 # qBittorrent's "infinite" ETA.
 ETA_UNKNOWN = 8_640_000
 # States in which a download's torrent is expected in qBittorrent.
@@ -82,40 +81,37 @@ class Poller:
         self._stale_session = False  # ticks by listing since the last sync/maindata
         self.listings = 0  # ticks answered by torrents/info (the 5.x guard's cost)
         self._outage_notice = outage_notice
+        self._down_since: float | None = None
+        self._announced = False  # the person was told it is down: they hear when it is back
+        self.loop = Loop(
+            "poller",
+            self.tick,
+            interval=lambda: self._settings.poll_interval,
+            wake=self.wake,
+            on_failure=self._failed,
+            on_recovery=self._recovered,
+        )
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Tick until ``stop``; never ends on an error: qBittorrent down is logged
-        once, retried with backoff, and logged once on recovery."""
-        failures = 0
-        down_since: float | None = None
-        announced = False  # the person was told it is down: they hear when it is back
-        while not stop.is_set():
-            try:
-                await self.tick()
-                if failures:
-                    self._log.info("qbittorrent.recovered", after_failures=failures)
-                if announced and down_since is not None:
-                    await self._store.outbox.announce(
-                        QBITTORRENT_BACK, {"seconds": round(clock.monotonic() - down_since)}
-                    )
-                failures, down_since, announced = 0, None, False
-            except ExternalError as error:
-                if failures == 0:
-                    self._log.warning("qbittorrent.unavailable", reason=str(error))
-                    down_since = clock.monotonic()
-                failures += 1
-                self._server = None  # it may come back as another version
-                if not announced and clock.monotonic() - (down_since or 0) >= self._outage_notice:
-                    await self._store.outbox.announce(QBITTORRENT_DOWN, {"reason": error.detail})
-                    announced = True
-            except Exception:
-                self._log.exception("poller.tick_failed")
-                failures += 1
-            delay = self._settings.poll_interval
-            if failures:
-                delay = min(self._settings.poll_interval * 2 ** min(failures, 6), MAX_BACKOFF)
-            await sleep_until(delay, self.wake, stop)
-            self.wake.clear()
+        await self.loop.run(stop)
+
+    async def _failed(self, error: Exception, failures: int) -> None:
+        """qBittorrent down: asked for its version again when back (it may come back
+        as another), and the person told once it has been down ``outage_notice``."""
+        if not isinstance(error, ExternalError):
+            return
+        if self._down_since is None:
+            self._down_since = clock.monotonic()
+        self._server = None
+        if not self._announced and clock.monotonic() - self._down_since >= self._outage_notice:
+            await self._store.outbox.announce(QBITTORRENT_DOWN, {"reason": error.detail})
+            self._announced = True
+
+    async def _recovered(self, failures: int) -> None:
+        if self._announced and self._down_since is not None:
+            seconds = round(clock.monotonic() - self._down_since)
+            await self._store.outbox.announce(QBITTORRENT_BACK, {"seconds": seconds})
+        self._down_since, self._announced = None, False
 
     async def tick(self) -> SyncResult:
         """One sync: merge the answer, write what changed, reconcile."""

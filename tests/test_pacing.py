@@ -1,0 +1,122 @@
+"""The one runner of background loops: a failure is told once, a recovery once,
+the waits grow while it fails, and the counts reach /healthz."""
+
+import asyncio
+
+from aiohttp.test_utils import TestClient, TestServer
+from structlog.testing import capture_logs
+
+from common.i18n import I18n
+from core.config import QbittorrentSettings, Settings
+from core.errors import UnreachableError
+from store import Store
+from web.app import WebDeps, build_web_app
+from worker.engine import Engine
+from worker.pacing import Loop
+
+UNREACHABLE = QbittorrentSettings(url="http://127.0.0.1:9")
+
+
+class Flaky:
+    """A tick that fails ``failures`` times, then works."""
+
+    def __init__(self, failures: int, error: Exception) -> None:
+        self.left = failures
+        self.error = error
+        self.calls = 0
+
+    async def __call__(self) -> None:
+        self.calls += 1
+        if self.left:
+            self.left -= 1
+            raise self.error
+
+
+async def test_a_failing_loop_says_so_once_and_once_when_it_recovers() -> None:
+    tick = Flaky(5, RuntimeError("database is locked"))
+    failures: list[int] = []
+    recoveries: list[int] = []
+
+    async def failed(error: Exception, count: int) -> None:
+        failures.append(count)
+
+    async def recovered(count: int) -> None:
+        recoveries.append(count)
+
+    loop = Loop("test", tick, interval=1.0, on_failure=failed, on_recovery=recovered)
+    with capture_logs() as logs:
+        for _ in range(8):
+            await loop.once()
+    events = [(entry["event"], entry.get("loop")) for entry in logs]
+    assert events == [("loop.failing", "test"), ("loop.recovered", "test")]
+    failing = logs[0]
+    assert failing["reason"] == "RuntimeError: database is locked"
+    assert failing["exc_info"] is True  # a bug: its traceback is kept
+    assert logs[1]["after_failures"] == 5
+    assert (failures, recoveries) == ([1, 2, 3, 4, 5], [5])
+    assert tick.calls == 8
+    health = loop.health()
+    assert (health.name, health.failed_ticks, health.failing) == ("test", 5, False)
+
+
+async def test_an_outage_is_told_without_a_traceback_and_shows_while_it_lasts() -> None:
+    loop = Loop("poller", Flaky(2, UnreachableError("qbittorrent", "refused")), interval=1.0)
+    with capture_logs() as logs:
+        await loop.once()
+    assert logs[0]["exc_info"] is False
+    assert loop.health().failing
+
+
+async def test_the_wait_doubles_while_failing_up_to_the_bound() -> None:
+    loop = Loop("test", Flaky(10, RuntimeError("x")), interval=2.0, max_backoff=30.0)
+    waits = []
+    with capture_logs():
+        for _ in range(6):
+            await loop.once()
+            waits.append(loop._delay())
+    assert waits == [4.0, 8.0, 16.0, 30.0, 30.0, 30.0]
+
+
+async def test_a_failing_hook_does_not_end_the_loop() -> None:
+    async def broken(error: Exception, count: int) -> None:
+        raise OSError("disk full")
+
+    flaky, fifth = Flaky(3, RuntimeError("x")), asyncio.Event()
+
+    async def tick() -> None:
+        await flaky()
+        if flaky.calls >= 5:
+            fifth.set()
+
+    loop = Loop("test", tick, interval=0.001, on_failure=broken)
+    stop = asyncio.Event()
+    with capture_logs() as logs:
+        running = asyncio.create_task(loop.run(stop))
+        await asyncio.wait_for(fifth.wait(), timeout=5)
+        stop.set()
+        loop.wake.set()
+        await asyncio.wait_for(running, timeout=5)
+    assert [entry["event"] for entry in logs].count("loop.hook_failed") == 3
+    assert "loop.recovered" in [entry["event"] for entry in logs]
+
+
+async def test_healthz_counts_the_failed_ticks_of_each_loop(store: Store) -> None:
+    engine = Engine.build(store, UNREACHABLE)
+    deps = WebDeps(
+        store=store, cases=engine.cases, i18n=I18n("en"), settings=Settings(), secret=b"s" * 32,
+        loops=engine.loops,
+    )  # fmt: skip
+    client = TestClient(TestServer(build_web_app(deps)))
+    await client.start_server()
+    try:
+        with capture_logs():
+            await engine.poller.loop.once()  # qBittorrent is not there
+            await engine.poller.loop.once()
+        body = await (await client.get("/healthz")).json()
+    finally:
+        await client.close()
+        await engine.close()
+    assert body["loops"] == {
+        "poller": {"failed_ticks": 2, "failing": True},
+        "importer": {"failed_ticks": 0, "failing": False},
+    }
