@@ -12,6 +12,7 @@ import difflib
 import json
 import math
 import re
+import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import date, time
@@ -36,12 +37,12 @@ LINK_MODES: tuple[LinkMode, ...] = ("hardlink", "symlink", "copy")
 CROSS_DEVICE_POLICIES: tuple[CrossDevice, ...] = ("fail", "copy")
 METADATA_PROVIDERS: tuple[MetadataProvider, ...] = ("tmdb", "none")
 
-# A non-empty variable wins over the file: secrets can stay out of config.toml.
-ENV_OVERRIDES: Mapping[str, str] = {
-    "telegram.token": "JELLYBIT_TELEGRAM_TOKEN",
-    "qbittorrent.password": "JELLYBIT_QBITTORRENT_PASSWORD",
-    "metadata.tmdb_api_key": "JELLYBIT_TMDB_API_KEY",
-}
+# Every key can come from the environment as JELLYBIT_<SECTION>_<KEY> (``env_name``);
+# a non-empty variable wins over the file. The older short name of the TMDB key
+# is still read.
+ENV_PREFIX = "JELLYBIT_"
+_ENV_ALIASES: Mapping[str, str] = {"metadata.tmdb_api_key": "JELLYBIT_TMDB_API_KEY"}
+FILE = "file"
 # Never echoed in problems: error output ends up in logs and bug reports.
 SECRET_KEYS = frozenset(
     {
@@ -149,6 +150,9 @@ class WebSettings:
 
 @dataclass(frozen=True)
 class Settings:
+    # Where each key that was set came from: "file", or the environment variable's
+    # name (``jellybit check`` shows it).
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     general: GeneralSettings = field(default_factory=GeneralSettings)
     telegram: TelegramSettings = field(default_factory=TelegramSettings)
     qbittorrent: QbittorrentSettings = field(default_factory=QbittorrentSettings)
@@ -193,11 +197,13 @@ def parse_settings(raw: Mapping[str, object], env: Mapping[str, str], base_dir: 
     the working directory: a systemd unit's working directory must not move the data.
     """
     problems = _top_level_problems(raw)
+    sources: dict[str, str] = {}
 
     def section(name: str) -> _Section:
-        return _Section(name, _table(raw, name, problems), env, problems)
+        return _Section(name, _table(raw, name, problems), env, problems, sources)
 
     settings = Settings(
+        sources=sources,
         general=_general(section("general"), base_dir),
         telegram=_telegram(section("telegram")),
         qbittorrent=_qbittorrent(section("qbittorrent")),
@@ -210,6 +216,38 @@ def parse_settings(raw: Mapping[str, object], env: Mapping[str, str], base_dir: 
     if problems:
         raise ConfigError(problems)
     return settings
+
+
+def env_name(key_path: str) -> str:
+    """``qbittorrent.url`` → ``JELLYBIT_QBITTORRENT_URL``."""
+    return ENV_PREFIX + key_path.replace(".", "_").upper()
+
+
+def key_paths() -> list[str]:
+    """Every key, in the order of the sections and their fields."""
+    return [f"{name}.{key}" for name, cls in _SECTIONS.items() for key in _field_names(cls)]
+
+
+def set_values(settings: Settings) -> list[tuple[str, str, str]]:
+    """(key, value as TOML with secrets hidden, source) of every key that was set to
+    something other than its default."""
+    found = []
+    for key_path in key_paths():
+        source = settings.sources.get(key_path)
+        section, key = key_path.split(".")
+        value = getattr(getattr(settings, section), key)
+        if source is None or value == getattr(_SECTIONS[section](), key):
+            continue
+        found.append((key_path, _shown(key_path, _as_toml(value)), source))
+    return found
+
+
+def _as_toml(value: object) -> object:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, tuple):
+        return [_as_toml(item) for item in value]
+    return value
 
 
 def split_host_port(text: str) -> tuple[str, int]:
@@ -303,31 +341,59 @@ class _Section:
     """Reads one [section], recording problems instead of raising on the first one."""
 
     def __init__(
-        self, name: str, table: Mapping[str, object], env: Mapping[str, str], problems: list[str]
+        self,
+        name: str,
+        table: Mapping[str, object],
+        env: Mapping[str, str],
+        problems: list[str],
+        sources: dict[str, str],
     ) -> None:
         self.name = name
         self._table = table
         self._env = env
         self._problems = problems
+        self._sources = sources
         known = _field_names(_SECTIONS[name])
         for key in table:
             if key not in known:
                 problems.append(f"{name}.{key}: unknown key{_did_you_mean(key, known)}")
 
     def get(self, key: str, default: T, convert: Callable[[object], T]) -> T:
-        env_name = ENV_OVERRIDES.get(f"{self.name}.{key}", "")
-        if self._env.get(env_name):
-            value: object = self._env[env_name]
+        key_path = f"{self.name}.{key}"
+        names = (env_name(key_path), _ENV_ALIASES.get(key_path, ""))
+        variable = next((name for name in names if self._env.get(name)), None)
+        value: object
+        if variable is not None:
+            value = self._env[variable]
+            if not isinstance(default, str | Path):  # numbers, booleans, lists: TOML
+                try:
+                    value = _toml_value(self._env[variable])
+                except _Invalid as broken:
+                    self._problems.append(f"{key_path}: {broken} (from {variable})")
+                    return default
         elif key in self._table:
             value = self._table[key]
         else:
             return default
+        self._sources[key_path] = variable or FILE
         try:
             return convert(value)
         except _Invalid as broken:
-            source = f" (from {env_name})" if self._env.get(env_name) else ""
-            self._problems.append(_problem(f"{self.name}.{key}", str(broken), value) + source)
+            source = f" (from {variable})" if variable else ""
+            self._problems.append(_problem(key_path, str(broken), value) + source)
             return default
+
+
+def _toml_value(text: str) -> object:
+    """An environment variable's text as a TOML value: ``5``, ``true``, ``[1, 2]``,
+    ``[["/downloads", "/srv/downloads"]]``."""
+    try:
+        parsed = tomllib.loads(f"value = {text}")
+    except tomllib.TOMLDecodeError:
+        parsed = {}
+    if list(parsed) != ["value"]:  # not a value, or a newline that smuggles in a key
+        raise _Invalid(f"must be a TOML value (a number, true/false, a [list]), got {text!r}")
+    return parsed["value"]
 
 
 # Converters: take a raw TOML value, return the typed one or raise _Invalid(rule).

@@ -13,6 +13,7 @@ from bot.links import Links
 from common.i18n import I18n
 from common.logs import get_logger
 from core.config import Settings
+from jellybit import version
 from jellybit.secrets import web_secret
 from store import Store
 from web import api, pages
@@ -101,7 +102,12 @@ async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=WEB_STOP_WITHIN)
     await runner.setup()
     await web.TCPSite(runner, settings.web.host, settings.web.port).start()
-    log.info("jellybit.started", database=str(settings.database_path), web=settings.web.listen)
+    log.info(
+        "jellybit.started",
+        version=version(),
+        database=str(settings.database_path),
+        web=settings.web.listen,
+    )
     parts = [
         asyncio.create_task(engine.run(stop), name="engine"),
         asyncio.create_task(

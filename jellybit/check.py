@@ -27,7 +27,7 @@ from aiogram.exceptions import (
 
 from bot.app import WEBHOOK_PATH, make_bot
 from common.i18n import I18n, Texts
-from core.config import Settings
+from core.config import FILE, Settings, set_values
 from core.errors import AuthFailedError, ExternalError, RejectedError, UnreachableError
 from core.paths import map_remote_path
 from store.migrate import available_migrations, current_version
@@ -36,11 +36,17 @@ from worker.layout import CrossDeviceError, filesystem_of
 from worker.qbt import QbtClient
 from worker.tmdb import TmdbClient
 
-Status = Literal["ok", "warning", "failed", "skipped"]
+Status = Literal["ok", "warning", "failed", "skipped", "info"]
 TIMEOUT = 10.0  # seconds, per external call
 PROBE_PREFIX = ".jellybit-check-"  # a dot file: Jellyfin skips it should one ever stay
 _OS_REASON = re.compile(r"\[Errno -?\d+\] ([^'\"()\]]+)")
-_MARKS: dict[Status, str] = {"ok": "✓", "warning": "!", "failed": "✗", "skipped": "–"}
+_MARKS: dict[Status, str] = {
+    "ok": "✓",
+    "warning": "!",
+    "failed": "✗",
+    "skipped": "–",
+    "info": "·",
+}
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,18 @@ async def run_checks(settings: Settings) -> list[Line]:
         _guarded(tx.plain("Jellyfin"), checks.jellyfin()),
     )
     config = Line("ok", tx.plain("the configuration is valid"))
-    return [config, *(line for group in groups for line in group)]
+    return [config, *_sources(tx, settings), *(line for group in groups for line in group)]
+
+
+def _sources(tx: Texts, settings: Settings) -> list[Line]:
+    """Each key set to something other than its default, and where it came from."""
+    lines = []
+    for key, value, source in set_values(settings):
+        origin = tx.plain("config file") if source == FILE else source
+        lines.append(
+            Line("info", f"{key} = {value}", tx.plain("from {origin}").format(origin=origin))
+        )
+    return lines
 
 
 async def _guarded(what: str, check: Awaitable[list[Line]]) -> list[Line]:
@@ -398,7 +415,7 @@ class _Checks:
             await client.search("movie", "Jellyfish", None)  # any answer proves the key
         except AuthFailedError:
             fix = tx.plain(
-                "set metadata.tmdb_api_key (or JELLYBIT_TMDB_API_KEY) to an API key or "
+                "set metadata.tmdb_api_key (or JELLYBIT_METADATA_TMDB_API_KEY) to an API key or "
                 "a read access token from themoviedb.org (Settings → API)"
             )
             return [Line("failed", tx.plain("TMDB refused the API key"), fix)]

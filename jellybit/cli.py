@@ -10,6 +10,7 @@ from pathlib import Path
 
 from common.logs import configure_logging
 from core.config import ConfigError, Settings
+from jellybit import version
 from jellybit.config_file import CONFIG_ENV, DEFAULT_CONFIG_NAME, load_settings
 from store.backup import BackupError, backup
 from store.migrate import MigrationError, available_migrations, current_version, migrate
@@ -51,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jellybit", description="Telegram-first media downloader for Jellyfin."
     )
+    parser.add_argument("--version", action="version", version=f"jellybit {version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser(
         "run", parents=[common], help="run the bot, the web app and the worker"

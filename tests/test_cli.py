@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -161,3 +162,9 @@ def _until_started(stream: IO[str]) -> Iterator[str]:
         yield line
         if "jellybit.started" in line:
             return
+
+
+def test_version_is_the_one_in_pyproject(tmp_path: Path) -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    done = jellybit("--version", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, f"jellybit {project['project']['version']}\n")

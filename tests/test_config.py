@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from core.config import ConfigError, Settings, TelegramSettings, parse_settings
+from core.config import (
+    ConfigError,
+    Settings,
+    TelegramSettings,
+    env_name,
+    key_paths,
+    parse_settings,
+    set_values,
+)
 from jellybit.config_file import config_path_from, load_settings
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "config.example.toml"
@@ -284,6 +292,9 @@ def test_unknown_names_and_misplaced_keys(tmp_path: Path, toml: str, problem: st
         ("JELLYBIT_TELEGRAM_TOKEN", "telegram", "token"),
         ("JELLYBIT_QBITTORRENT_PASSWORD", "qbittorrent", "password"),
         ("JELLYBIT_TMDB_API_KEY", "metadata", "tmdb_api_key"),
+        ("JELLYBIT_METADATA_TMDB_API_KEY", "metadata", "tmdb_api_key"),
+        ("JELLYBIT_JELLYFIN_API_KEY", "jellyfin", "api_key"),
+        ("JELLYBIT_WEB_API_TOKEN", "web", "api_token"),
     ],
 )
 def test_non_empty_environment_wins_over_file(
@@ -294,6 +305,75 @@ def test_non_empty_environment_wins_over_file(
     from_file = load(tmp_path, toml, {variable: ""})
     assert getattr(getattr(from_env, section), key) == "2:from-env"
     assert getattr(getattr(from_file, section), key) == "1:from-file"
+
+
+def test_every_key_has_its_variable() -> None:
+    """JELLYBIT_<SECTION>_<KEY> for each key; a string is taken as it is, anything
+    else is read as a TOML value."""
+    assert len(key_paths()) == len(set(map(env_name, key_paths())))  # no two keys share one
+    env = {
+        "JELLYBIT_QBITTORRENT_URL": "http://qbittorrent:8080",
+        "JELLYBIT_LIBRARY_MOVIES": "/srv/media/movies",
+        "JELLYBIT_WEB_PUBLIC_URL": "https://media.example.org",
+        "JELLYBIT_TELEGRAM_ALLOWED_USERS": "[111, 222]",
+        "JELLYBIT_QBITTORRENT_POLL_INTERVAL": "2.5",
+        "JELLYBIT_QBITTORRENT_PATH_MAP": '{"/downloads" = "/srv/downloads"}',
+        "JELLYBIT_METADATA_AUTO_ACCEPT": "0.9",
+        "JELLYBIT_GENERAL_LANGUAGE": "en",
+    }
+    settings = parse_settings({"qbittorrent": {"url": "http://file:1"}}, env, Path("/etc/j"))
+    assert settings.qbittorrent.url == "http://qbittorrent:8080"
+    assert settings.library.movies == Path("/srv/media/movies")
+    assert settings.web.public_url == "https://media.example.org"
+    assert settings.telegram.allowed_users == (111, 222)
+    assert settings.qbittorrent.poll_interval == 2.5
+    assert settings.qbittorrent.path_map == (("/downloads", "/srv/downloads"),)
+    assert settings.metadata.auto_accept == 0.9
+    assert settings.general.language == "en"
+    assert settings.sources["qbittorrent.url"] == "JELLYBIT_QBITTORRENT_URL"
+    assert set_values(settings)[0] == ("general.language", '"en"', "JELLYBIT_GENERAL_LANGUAGE")
+
+
+@pytest.mark.parametrize(
+    ("variable", "text", "problem"),
+    [
+        (
+            "JELLYBIT_QBITTORRENT_POLL_INTERVAL",
+            "fast",
+            "qbittorrent.poll_interval: must be a TOML value (a number, true/false, a [list]),"
+            " got 'fast' (from JELLYBIT_QBITTORRENT_POLL_INTERVAL)",
+        ),
+        (
+            "JELLYBIT_QBITTORRENT_POLL_INTERVAL",
+            "-1",
+            "qbittorrent.poll_interval: must be a positive number, got -1"
+            " (from JELLYBIT_QBITTORRENT_POLL_INTERVAL)",
+        ),
+        (
+            "JELLYBIT_TELEGRAM_ALLOWED_USERS",
+            '5\nmode = "webhook"',
+            "telegram.allowed_users: must be a TOML value (a number, true/false, a [list]),"
+            " got '5\\nmode = \"webhook\"' (from JELLYBIT_TELEGRAM_ALLOWED_USERS)",
+        ),
+        (
+            "JELLYBIT_QBITTORRENT_URL",
+            "qbittorrent:8080",
+            'qbittorrent.url: must be an http(s) URL, got "qbittorrent:8080"'
+            " (from JELLYBIT_QBITTORRENT_URL)",
+        ),
+    ],
+)
+def test_a_bad_variable_is_named_in_its_problem(
+    tmp_path: Path, variable: str, text: str, problem: str
+) -> None:
+    assert problems_of(tmp_path, "", {variable: text}) == [problem]
+
+
+def test_values_equal_to_the_defaults_are_not_listed_as_set() -> None:
+    settings = parse_settings(
+        {"qbittorrent": {"category": "jellybit", "username": "bob"}}, {}, Path("/etc/j")
+    )
+    assert set_values(settings) == [("qbittorrent.username", '"bob"', "file")]
 
 
 def test_bad_secret_from_environment_names_the_variable_and_hides_the_value(
