@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 import structlog
 
+from common.metrics import EXTERNAL_CALL_ERRORS, EXTERNAL_CALL_SECONDS
 from core import clock
 from core.ids import Id
 
@@ -78,6 +79,8 @@ async def external_call(
     try:
         yield
     except Exception as error:
+        EXTERNAL_CALL_SECONDS.labels(system, "error").observe(clock.monotonic() - started)
+        EXTERNAL_CALL_ERRORS.labels(system, type(error).__name__).inc()
         log.warning(
             "external.call",
             system=system,
@@ -89,6 +92,7 @@ async def external_call(
             **fields,
         )
         raise
+    EXTERNAL_CALL_SECONDS.labels(system, "ok").observe(clock.monotonic() - started)
     log.debug(
         "external.call",
         system=system,

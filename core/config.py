@@ -138,6 +138,7 @@ class WebSettings:
     public_url: str = "http://127.0.0.1:8090"
     secret: str = field(default="", repr=False)
     api_token: str = field(default="", repr=False)
+    metrics: bool = False  # GET /metrics (Prometheus), behind api_token when it is set
 
     @property
     def host(self) -> str:
@@ -429,6 +430,12 @@ def _choice(options: tuple[T, ...]) -> Callable[[object], T]:
     return convert
 
 
+def _boolean(value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise _Invalid("must be true or false")
+
+
 def _positive_number(value: object) -> float:
     if _is_number(value) and value > 0:
         return float(value)
@@ -605,6 +612,7 @@ def _web(s: _Section) -> WebSettings:
         public_url=s.get("public_url", d.public_url, _http_url),
         secret=s.get("secret", d.secret, _string),
         api_token=s.get("api_token", d.api_token, _string),
+        metrics=s.get("metrics", d.metrics, _boolean),
     )
 
 

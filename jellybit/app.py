@@ -16,7 +16,7 @@ from core.config import Settings
 from jellybit import version
 from jellybit.secrets import web_secret
 from store import Store
-from web import api, pages
+from web import api, metrics, pages
 from web.app import Setup, WebDeps, build_web_app
 from worker.engine import Engine
 
@@ -96,7 +96,7 @@ async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()
         last_poll_age=engine.poller.last_answer_age,
         loops=(*engine.loops, *telegram.loops),
     )
-    app = build_web_app(deps, pages.setup, api.setup, *web_parts)
+    app = build_web_app(deps, pages.setup, api.setup, metrics.setup, *web_parts)
     if settings.telegram.mode == "webhook":
         telegram.mount_webhook(app, secret)
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=WEB_STOP_WITHIN)

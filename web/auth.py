@@ -100,6 +100,14 @@ def csrf_of(request: web.Request) -> str:
     return csrf_token(request.app[DEPS].secret, request[SESSION])
 
 
+def bearer_matches(request: web.Request, token: str) -> bool:
+    """The request's ``Authorization: Bearer <token>`` is ``token`` (compared in
+    constant time; any byte the header may hold is compared, never an error)."""
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    presented = given.strip().encode("utf-8", "surrogatepass")
+    return scheme.lower() == "bearer" and hmac.compare_digest(presented, token.encode("utf-8"))
+
+
 def is_page(path: str) -> bool:
     return path == "/" or path.startswith(("/download/", "/review/"))
 

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from common.logs import get_logger
+from common.metrics import LOOP_FAILED_TICKS, LOOP_TICK_SECONDS
 from core import clock
 from core.errors import AppError
 
@@ -74,9 +75,11 @@ class Loop:
         """One tick, its failure or recovery told (``on_failure``/``on_recovery``
         are the loop's own: the poller tells the person qBittorrent is down)."""
         log = get_logger(loop=self.name)
+        started = clock.monotonic()
         try:
             await self._tick()
         except Exception as error:
+            LOOP_FAILED_TICKS.labels(self.name).inc()
             self._failures += 1
             self._failed_ticks += 1
             if self._failures == 1:
@@ -89,6 +92,8 @@ class Loop:
             if self._on_failure is not None:
                 await self._quietly(self._on_failure(error, self._failures))
             return
+        finally:
+            LOOP_TICK_SECONDS.labels(self.name).observe(clock.monotonic() - started)
         if self._failures:
             failed_for = round(clock.monotonic() - self._failing_since, 1)
             log.info("loop.recovered", after_failures=self._failures, failed_for_s=failed_for)
