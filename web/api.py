@@ -1,96 +1,101 @@
 """The JSON API: a sub-app under ``/api`` (product.md §6).
 
 Authorization is ``Bearer <web.api_token>``; an empty token disables the API
-(404 ``api_disabled``). Every answer is JSON; every error is
-``{"code", "message"}`` with a stable code (plus ``owner_id``/``infohash`` for
-``infohash_taken`` and ``download`` for ``rejected`` when there is one). Ids in
-paths and bodies go through ``parse_id`` first: an invalid path id is a 404
-without a database query.
+(404 ``api_disabled``). Every body in and out, errors included, is a model of
+``web.api_models``; every error is ``{"code", "message"}`` with a stable code
+(plus ``owner_id``/``infohash`` for ``infohash_taken``, ``reason`` and
+``download`` for ``rejected``). Ids in paths go through ``parse_id`` first: an
+invalid path id is a 404 without a database query.
 
-``GET /api/openapi.json`` (no auth) serves ``openapi_document()``, built here
-from the same constants the handlers use: the one description of the API.
+``ROUTES`` at the end is the one list of operations: ``setup`` routes it, and
+``openapi_document()`` (``GET /api/openapi.json``, no auth) describes it, with
+the schemas generated from those models.
 """
 
 import copy
-import hmac
 import json
 from collections.abc import Awaitable, Callable, Collection, Mapping
-from typing import Any, Final
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeVar
 
 from aiohttp import BodyPartReader, web
 from aiohttp.http_exceptions import HttpProcessingError
 from multidict import MultiMapping
+from pydantic import BaseModel, ValidationError
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from common.logs import get_logger
 from core.errors import (
     AppError,
-    AuthFailedError,
     ConflictError,
     ExternalError,
     InfohashTakenError,
     InvalidInputError,
-    InvalidTransitionError,
     NotFoundError,
     RejectedError,
     UnreachableError,
 )
 from core.ids import Id, parse_id
-from core.models import Download, StateTransition
 from core.numbers import ascii_int
 from core.states import State
 from core.torrent_file import MAX_TORRENT_BYTES
+from web import api_models as wire
+from web.api_models import ID_PATTERN
 from web.app import DEPS, WebDeps
-from worker.ingest import Created, Duplicate, IngestResult, Rejected
+from web.auth import bearer_matches
+from worker.ingest import Created, IngestResult, Rejected
 
 PREFIX: Final = "/api"
 OPENAPI_PATH: Final = "/openapi.json"
-OPENAPI_ROUTE: Final = "openapi"
+PUBLIC_ROUTE: Final = "public"  # the aiohttp name of the one route without a token
+REF_TEMPLATE: Final = "#/components/schemas/{model}"
 
 DEFAULT_LIMIT: Final = 50
 MAX_LIMIT: Final = 200
 MAX_QUERY_CHARS: Final = 200
 MAX_JSON_BYTES: Final = 64 * 1024
-# A canonical id in either case (``core.ids.parse_id``): the first character
-# keeps the 48-bit time range, Crockford base32 has no I, L, O, U.
-ID_PATTERN: Final = "^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$"
 
 JSON_TYPE: Final = "application/json"
 MULTIPART_TYPE: Final = "multipart/form-data"
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Json = dict[str, Any]
+Body = TypeVar("Body", bound=BaseModel)
 
 
 class ApiError(Exception):
     """An answer other than success, decided by the API layer itself."""
 
     def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        *,
-        extra: Mapping[str, object] | None = None,
-        headers: Mapping[str, str] | None = None,
+        self, status: int, body: wire.Error, headers: Mapping[str, str] | None = None
     ) -> None:
-        super().__init__(message)
+        super().__init__(body.message)
         self.status = status
-        self.code = code
-        self.message = message
-        self.extra = dict(extra or {})
+        self.body = body
         self.headers = dict(headers or {})
 
     def response(self) -> web.Response:
-        body = {"code": self.code, "message": self.message, **self.extra}
-        return web.json_response(body, status=self.status, headers=self.headers)
+        return _answer(self.body, self.status, self.headers)
+
+
+def _error(
+    status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+) -> ApiError:
+    return ApiError(status, wire.Error(code=code, message=message), headers)
 
 
 def _invalid(message: str) -> ApiError:
-    return ApiError(400, InvalidInputError.code, message)
+    return _error(400, InvalidInputError.code, message)
 
 
 def _not_found(what: str) -> ApiError:
-    return ApiError(404, NotFoundError.code, f"{what} not found")
+    return _error(404, NotFoundError.code, f"{what} not found")
+
+
+def _answer(
+    body: BaseModel, status: int = 200, headers: Mapping[str, str] | None = None
+) -> web.Response:
+    return web.json_response(body.model_dump(mode="json"), status=status, headers=headers)
 
 
 # --- setup, auth and error mapping ------------------------------------------------
@@ -99,21 +104,16 @@ def _not_found(what: str) -> ApiError:
 def setup(app: web.Application) -> None:
     """Mount the API under ``/api``; it reads ``app[DEPS]`` through ``config_dict``."""
     api = web.Application(middlewares=[_api_middleware])
-    api.router.add_get(OPENAPI_PATH, _openapi, name=OPENAPI_ROUTE)
-    api.router.add_get("/downloads", _list_downloads)
-    api.router.add_post("/downloads", _create_download)
-    api.router.add_get("/downloads/{id}", _get_download)
-    api.router.add_post("/downloads/{id}/retry", _retry)
-    api.router.add_post("/downloads/{id}/relink", _relink)
-    api.router.add_post("/downloads/{id}/cancel", _cancel)
-    api.router.add_post("/downloads/{id}/review", _review)
+    for route in ROUTES:
+        name = PUBLIC_ROUTE if route.public else None
+        api.router.add_route(route.method, route.path, route.handler, name=name)
     app.add_subapp(PREFIX, api)
 
 
 @web.middleware
 async def _api_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
-        if request.match_info.route.name != OPENAPI_ROUTE:
+        if request.match_info.route.name != PUBLIC_ROUTE:
             _authorize(request)
         return await handler(request)
     except ApiError as error:
@@ -124,7 +124,7 @@ async def _api_middleware(request: web.Request, handler: Handler) -> web.StreamR
         return _http_error(error).response()
     except Exception:  # a bug: still JSON, and logged with its traceback
         get_logger().exception("api.failed", method=request.method, path=request.path)
-        return ApiError(500, "internal_error", "internal error").response()
+        return _error(500, "internal_error", "internal error").response()
 
 
 def _authorize(request: web.Request) -> None:
@@ -132,37 +132,36 @@ def _authorize(request: web.Request) -> None:
     deps = request.config_dict.get(DEPS)
     token = deps.settings.web.api_token if deps is not None else ""
     if not token:
-        raise ApiError(404, "api_disabled", "the API is disabled (web.api_token is empty)")
-    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-    expected = token.encode("utf-8")
-    presented = given.strip().encode("utf-8", "surrogatepass")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(presented, expected):
-        raise ApiError(
-            401,
-            "unauthorized",
-            "missing or wrong bearer token",
-            headers={"WWW-Authenticate": "Bearer"},
+        raise _error(404, "api_disabled", "the API is disabled (web.api_token is empty)")
+    if not bearer_matches(request, token):
+        raise _error(
+            401, "unauthorized", "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"}
         )
+
+
+# The most specific first: rejected and unreachable are external errors too.
+_STATUSES: Final[tuple[tuple[type[AppError], int], ...]] = (
+    (InvalidInputError, 400),
+    (NotFoundError, 404),
+    (ConflictError, 409),
+    (RejectedError, 422),
+    (UnreachableError, 503),
+    (ExternalError, 502),
+)
 
 
 def _app_error(error: AppError) -> ApiError:
     message = str(error) or error.code
-    if isinstance(error, InvalidInputError):
-        return ApiError(400, error.code, message)
-    if isinstance(error, NotFoundError):
-        return ApiError(404, error.code, message)
     if isinstance(error, InfohashTakenError):
-        extra = {"owner_id": error.owner_id, "infohash": error.infohash}
-        return ApiError(409, error.code, message, extra=extra)
-    if isinstance(error, InvalidTransitionError | ConflictError):
-        return ApiError(409, error.code, message)
-    if isinstance(error, RejectedError):
-        return ApiError(422, error.code, message)
-    if isinstance(error, UnreachableError):
-        return ApiError(503, error.code, message)
-    if isinstance(error, AuthFailedError | ExternalError):
-        return ApiError(502, error.code, message)
-    return ApiError(500, error.code, message)
+        conflict = wire.ConflictError(
+            code="infohash_taken",
+            message=message,
+            owner_id=Id(error.owner_id),
+            infohash=error.infohash,
+        )
+        return ApiError(409, conflict)
+    status = next((status for kind, status in _STATUSES if isinstance(error, kind)), 500)
+    return _error(status, error.code, message)
 
 
 _HTTP_CODES: Final[Mapping[int, str]] = {
@@ -177,13 +176,13 @@ def _http_error(error: web.HTTPException) -> ApiError:
     status = error.status
     code = _HTTP_CODES.get(status, "invalid_input" if status < 500 else "internal_error")
     headers = {"Allow": error.headers["Allow"]} if "Allow" in error.headers else {}
-    return ApiError(status, code, error.reason, headers=headers)
+    return _error(status, code, error.reason, headers)
 
 
 def _deps(request: web.Request) -> WebDeps:
     deps = request.config_dict.get(DEPS)
     if deps is None:  # _authorize let it through: only when the app is built without deps
-        raise ApiError(404, "api_disabled", "the API is disabled")
+        raise _error(404, "api_disabled", "the API is disabled")
     return deps
 
 
@@ -215,12 +214,10 @@ def _single(query: MultiMapping[str], name: str) -> str | None:
 
 
 def _text(value: str, name: str) -> str:
-    """A string SQLite and the logs can take (JSON escapes may carry lone surrogates)."""
     try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
+        return wire.utf8(value)
+    except ValueError:
         raise _invalid(f"{name} is not valid UTF-8 text") from None
-    return value
 
 
 def _limit(text: str | None) -> int:
@@ -240,11 +237,11 @@ def _states(values: list[str]) -> tuple[State, ...]:
     return tuple(known[value] for value in values) or tuple(State)
 
 
-async def _json_object(request: web.Request, fields: Collection[str]) -> Json:
-    """A JSON object body with exactly ``fields``, each a string."""
+async def _json_body(request: web.Request, model: type[Body]) -> Body:
+    """A JSON object body that ``model`` accepts."""
     if request.content_type != JSON_TYPE:
         raise _invalid(f"the body must be {JSON_TYPE}")
-    too_large = ApiError(413, "too_large", f"a JSON body is at most {MAX_JSON_BYTES} bytes")
+    too_large = _error(413, "too_large", f"a JSON body is at most {MAX_JSON_BYTES} bytes")
     if (request.content_length or 0) > MAX_JSON_BYTES:
         raise too_large
     data = await request.read()
@@ -256,16 +253,12 @@ async def _json_object(request: web.Request, fields: Collection[str]) -> Json:
         raise _invalid("the body is not valid JSON") from None
     if not isinstance(body, dict):
         raise _invalid("the body must be a JSON object")
-    for name in body:
-        if name not in fields:
-            raise _invalid(f"unknown field {name!r}")
-    for name in fields:
-        if name not in body:
-            raise _invalid(f"{name} is required")
-        if not isinstance(body[name], str):
-            raise _invalid(f"{name} must be a string")
-        _text(body[name], name)
-    return body
+    try:
+        return model.model_validate(body)
+    except ValidationError as error:  # the first problem, named by its field
+        problem = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise _invalid(f"{where}: {problem['msg']}") from None
 
 
 async def _torrent_upload(request: web.Request) -> bytes:
@@ -301,62 +294,31 @@ async def _read_part(part: BodyPartReader, limit: int) -> bytes:
 # --- output -------------------------------------------------------------------------
 
 
-def download_dto(download: Download) -> Json:
-    """A download as the API shows it: string id, ``infohashes`` as a list."""
-    return {
-        "id": download.id,
-        "name": download.name,
-        "state": download.state.value,
-        "progress": download.progress,
-        "size": download.total_size,
-        "download_speed": download.download_speed,
-        "eta": download.eta,
-        "error": None if download.error is None else download.error.english(),
-        "source": download.source,
-        "infohashes": [{"infohash": h.value, "kind": h.kind} for h in download.infohashes],
-        "save_path": download.save_path,
-        "content_path": download.content_path,
-        "created_at": download.created_at,
-        "updated_at": download.updated_at,
-        "completed_at": download.completed_at,
-    }
-
-
-def transition_dto(transition: StateTransition) -> Json:
-    return {
-        "id": transition.id,
-        "from_state": None if transition.from_state is None else transition.from_state.value,
-        "to_state": transition.to_state.value,
-        "reason": transition.reason.english(),
-        "created_at": transition.created_at,
-    }
-
-
 def _ingest_response(result: IngestResult) -> web.Response:
     if isinstance(result, Rejected):
-        extra: Json = {"reason": result.reason.english()}
-        if result.download is not None:
-            extra["download"] = download_dto(result.download)
-        raise ApiError(422, RejectedError.code, result.reason.english(), extra=extra)
-    body: Json
-    if isinstance(result, Created):
-        body = {"result": "created", "queued": result.queued}
-    else:
-        assert isinstance(result, Duplicate)
-        body = {"result": "duplicate", "queued": False}
-    body["download"] = download_dto(result.download)
-    return web.json_response(body, status=201)
+        download = None if result.download is None else wire.Download.of(result.download)
+        why = result.reason.english()
+        rejected = wire.RejectedError(code="rejected", message=why, reason=why, download=download)
+        raise ApiError(422, rejected)
+    body = wire.CreateResult(
+        result="created" if isinstance(result, Created) else "duplicate",
+        queued=isinstance(result, Created) and result.queued,
+        download=wire.Download.of(result.download),
+    )
+    return _answer(body, 201)
 
 
 # --- handlers -----------------------------------------------------------------------
 
 
 async def _openapi(request: web.Request) -> web.Response:
+    """This document."""
     del request  # no token, and any query string: it is documentation
     return web.json_response(openapi_document())
 
 
 async def _list_downloads(request: web.Request) -> web.Response:
+    """List and search downloads, newest first."""
     query = _query(request, ("q", "state", "limit", "before"))
     text = _single(query, "q") or ""
     if len(text) > MAX_QUERY_CHARS:
@@ -372,10 +334,13 @@ async def _list_downloads(request: web.Request) -> web.Response:
     )
     page = found[:limit]
     next_before = page[-1].id if len(found) > limit else None
-    return web.json_response({"items": [download_dto(d) for d in page], "next_before": next_before})
+    return _answer(
+        wire.DownloadPage(items=[wire.Download.of(d) for d in page], next_before=next_before)
+    )
 
 
 async def _get_download(request: web.Request) -> web.Response:
+    """One download with its history."""
     download_id = _path_id(request)
     _query(request)
     downloads = _deps(request).store.downloads
@@ -383,11 +348,12 @@ async def _get_download(request: web.Request) -> web.Response:
     if download is None:
         raise _not_found(f"download {download_id}")
     history = await downloads.list_transitions(download.id)
-    body = download_dto(download) | {"history": [transition_dto(t) for t in history]}
-    return web.json_response(body)
+    body = wire.DownloadWithHistory.of(download, history=[wire.Transition.of(t) for t in history])
+    return _answer(body)
 
 
 async def _create_download(request: web.Request) -> web.Response:
+    """Add a magnet (JSON) or a .torrent file (multipart)."""
     _query(request)
     ingest = _deps(request).cases.ingest
     if request.content_type == MULTIPART_TYPE:
@@ -397,403 +363,259 @@ async def _create_download(request: web.Request) -> web.Response:
         raise _invalid(
             f"send {JSON_TYPE} with a magnet, or {MULTIPART_TYPE} with a torrent file part"
         )
-    body = await _json_object(request, ("magnet",))
-    return _ingest_response(await ingest.magnet(body["magnet"], source="api"))
+    body = await _json_body(request, wire.MagnetBody)
+    return _ingest_response(await ingest.magnet(body.magnet, source="api"))
 
 
 async def _retry(request: web.Request) -> web.Response:
+    """Failed, stuck or removed: start again."""
     download_id = _path_id(request)
     _query(request)
     result = await _deps(request).cases.actions.retry(download_id)
-    return web.json_response(download_dto(result.download))
+    return _answer(wire.Download.of(result.download))
 
 
 async def _relink(request: web.Request) -> web.Response:
+    """Done: lay out into the library again."""
     download_id = _path_id(request)
     _query(request)
     download = await _deps(request).cases.actions.relink(download_id)
-    return web.json_response(download_dto(download))
+    return _answer(wire.Download.of(download))
 
 
 async def _cancel(request: web.Request) -> web.Response:
+    """An active download: remove it (and its torrent from qBittorrent)."""
     download_id = _path_id(request)
     _query(request)
     download = await _deps(request).cases.actions.cancel(download_id)
-    return web.json_response(download_dto(download))
+    return _answer(wire.Download.of(download))
 
 
 async def _review(request: web.Request) -> web.Response:
+    """Pick the title of a download in review (or relink a done one with it)."""
     download_id = _path_id(request)
     _query(request)
-    body = await _json_object(request, ("candidate_id",))
-    candidate_id = parse_id(body["candidate_id"])
-    if candidate_id is None:
-        raise _invalid("candidate_id must be an id")
-    download = await _deps(request).cases.actions.decide(download_id, candidate_id)
-    return web.json_response(download_dto(download))
+    body = await _json_body(request, wire.ReviewBody)
+    download = await _deps(request).cases.actions.decide(download_id, body.candidate_id)
+    return _answer(wire.Download.of(download))
 
 
-# --- the OpenAPI document -------------------------------------------------------------
+# --- the routes and the OpenAPI document ------------------------------------------------
 
 
-def _ref(name: str) -> Json:
-    return {"$ref": f"#/components/schemas/{name}"}
+def _ref(model: type[object]) -> Json:
+    return {"$ref": REF_TEMPLATE.format(model=model.__name__)}
 
 
-def _nullable(schema: Json) -> Json:
-    return {"anyOf": [schema, {"type": "null"}]}
+@dataclass(frozen=True)
+class _Answer:
+    """One documented answer; ``model`` is its body (None: any JSON object)."""
+
+    description: str
+    model: type[BaseModel] | None = wire.Error
+    headers: Json = field(default_factory=dict)
+
+    def describe(self) -> Json:
+        schema = {"type": "object"} if self.model is None else _ref(self.model)
+        described: Json = {"description": self.description}
+        if self.headers:
+            described["headers"] = self.headers
+        return described | {"content": {JSON_TYPE: {"schema": schema}}}
 
 
-def _error_response(description: str, codes: Collection[str], schema: str = "Error") -> Json:
-    return {
-        "description": f"{description} (code: {', '.join(codes)})",
-        "content": {JSON_TYPE: {"schema": _ref(schema)}},
-    }
+def _refused(
+    description: str, codes: Collection[str], model: type[BaseModel] = wire.Error
+) -> _Answer:
+    return _Answer(f"{description} (code: {', '.join(codes)})", model)
 
 
-def _ok(description: str, schema: str) -> Json:
-    return {"description": description, "content": {JSON_TYPE: {"schema": _ref(schema)}}}
-
-
-_UNAUTHORIZED: Final[Json] = {
-    "description": "missing or wrong bearer token (code: unauthorized)",
-    "headers": {
+_BAD_INPUT = _refused("bad input: unknown or malformed parameter or body", ["invalid_input"])
+_UNAUTHORIZED = _Answer(
+    "missing or wrong bearer token (code: unauthorized)",
+    headers={
         "WWW-Authenticate": {"schema": {"type": "string", "const": "Bearer"}, "required": True}
     },
-    "content": {JSON_TYPE: {"schema": _ref("Error")}},
-}
-_BAD_INPUT = _error_response("bad input: unknown or malformed parameter or body", ["invalid_input"])
-_NOT_FOUND_OR_DISABLED = _error_response(
+)
+_NOT_FOUND_OR_DISABLED = _refused(
     "no such download (an id that is not an id included), or the API is disabled",
     ["not_found", "api_disabled"],
 )
-_DISABLED = _error_response("the API is disabled (web.api_token is empty)", ["api_disabled"])
-_CONFLICT = _error_response(
+_DISABLED = _refused("the API is disabled (web.api_token is empty)", ["api_disabled"])
+_CONFLICT = _refused(
     "refused: another active download owns one of the hashes (owner_id names it),"
     " or the action does not apply to the download's state (not_recognized: a title"
     " is picked before the download was recognized)",
     ["infohash_taken", "invalid_transition", "not_recognized"],
-    "ConflictError",
+    wire.ConflictError,
 )
-_QBT_REFUSED = _error_response("qBittorrent refused", ["rejected"])
-_QBT_AUTH = _error_response("qBittorrent refused the credentials", ["auth_failed", "external"])
-_QBT_DOWN = _error_response(
+_REJECTED = _refused(
+    "nothing to download: the magnet or .torrent is not valid (reason), or"
+    " qBittorrent refused it (download is the failed download)",
+    ["rejected"],
+    wire.RejectedError,
+)
+_QBT_REFUSED = _refused("qBittorrent refused", ["rejected"])
+_QBT_AUTH = _refused("qBittorrent refused the credentials", ["auth_failed", "external"])
+_QBT_DOWN = _refused(
     "qBittorrent is unreachable; nothing changed, try again later", ["unreachable"]
 )
-_TOO_LARGE = _error_response("the body is too large", ["too_large"])
+_TOO_LARGE = _refused("the body is too large", ["too_large"])
 
+_ID_STRING: Final[Json] = {"type": "string", "pattern": ID_PATTERN}
 _ID_PARAMETER: Final[Json] = {
     "name": "id",
     "in": "path",
     "required": True,
     "description": "a download id (ULID, either case)",
-    "schema": {"type": "string", "pattern": ID_PATTERN},
+    "schema": _ID_STRING,
 }
-
-_NULLABLE_STRING = _nullable({"type": "string"})
-_NULLABLE_COUNT = _nullable({"type": "integer", "minimum": 0})
-_TIME: Final[Json] = {"type": "string", "format": "date-time"}
-
-_DOWNLOAD_PROPERTIES: Final[Json] = {
-    "id": {"type": "string", "pattern": ID_PATTERN},
-    "name": {"type": "string"},
-    "state": {"type": "string", "enum": [s.value for s in State]},
-    "progress": {"type": "number", "minimum": 0, "maximum": 1},
-    "size": _NULLABLE_COUNT,
-    "download_speed": _NULLABLE_COUNT,
-    "eta": _nullable({"type": "integer"}),
-    "error": _NULLABLE_STRING,
-    "source": {"type": "string"},
-    "infohashes": {"type": "array", "items": _ref("Infohash")},
-    "save_path": _NULLABLE_STRING,
-    "content_path": _NULLABLE_STRING,
-    "created_at": _TIME,
-    "updated_at": _TIME,
-    "completed_at": _nullable(_TIME),
-}
-
-_SCHEMAS: Final[Json] = {
-    "Infohash": {
-        "type": "object",
-        "required": ["infohash", "kind"],
-        "additionalProperties": False,
-        "properties": {
-            "infohash": {"type": "string", "pattern": "^([0-9a-f]{40}|[0-9a-f]{64})$"},
-            "kind": {"type": "string", "enum": ["v1", "v2"]},
-        },
+_LIST_PARAMETERS: Final[tuple[Json, ...]] = (
+    {
+        "name": "q",
+        "in": "query",
+        "description": "a name substring, an infohash prefix (6+ hex) or an id",
+        "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS},
     },
-    "Download": {
-        "type": "object",
-        "required": list(_DOWNLOAD_PROPERTIES),
-        "additionalProperties": False,
-        "properties": _DOWNLOAD_PROPERTIES,
+    {
+        "name": "state",
+        "in": "query",
+        "description": "only these states (repeat the parameter); all when absent",
+        "style": "form",
+        "explode": True,
+        "schema": {"type": "array", "items": _ref(State)},
     },
-    "Transition": {
-        "type": "object",
-        "required": ["id", "from_state", "to_state", "reason", "created_at"],
-        "additionalProperties": False,
-        "properties": {
-            "id": {"type": "string", "pattern": ID_PATTERN},
-            "from_state": _nullable({"type": "string", "enum": [s.value for s in State]}),
-            "to_state": {"type": "string", "enum": [s.value for s in State]},
-            "reason": {"type": "string"},
-            "created_at": _TIME,
-        },
+    {
+        "name": "limit",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
     },
-    "DownloadWithHistory": {
-        "type": "object",
-        "required": [*_DOWNLOAD_PROPERTIES, "history"],
-        "additionalProperties": False,
-        "properties": {
-            **_DOWNLOAD_PROPERTIES,
-            "history": {"type": "array", "items": _ref("Transition")},
-        },
+    {
+        "name": "before",
+        "in": "query",
+        "description": "only downloads older than this id (next_before of the previous page)",
+        "schema": _ID_STRING,
     },
-    "DownloadPage": {
-        "type": "object",
-        "required": ["items", "next_before"],
-        "additionalProperties": False,
-        "properties": {
-            "items": {"type": "array", "items": _ref("Download")},
-            "next_before": {
-                "description": "pass as `before` for the next page; null on the last page",
-                **_nullable({"type": "string", "pattern": ID_PATTERN}),
-            },
-        },
-    },
-    "CreateResult": {
-        "type": "object",
-        "required": ["result", "queued", "download"],
-        "additionalProperties": False,
-        "properties": {
-            "result": {
-                "type": "string",
-                "enum": ["created", "duplicate"],
-                "description": "duplicate: an active download already has one of the hashes",
-            },
-            "queued": {
-                "type": "boolean",
-                "description": "qBittorrent is unreachable; the torrent is added when it is back",
-            },
-            "download": _ref("Download"),
-        },
-    },
-    "MagnetBody": {
-        "type": "object",
-        "required": ["magnet"],
-        "additionalProperties": False,
-        "properties": {"magnet": {"type": "string", "description": "a magnet link"}},
-    },
-    "TorrentUpload": {
-        "type": "object",
-        "required": ["torrent"],
-        "additionalProperties": False,
-        "properties": {
-            "torrent": {
-                "type": "string",
-                "format": "binary",
-                "description": f"a .torrent file of at most {MAX_TORRENT_BYTES} bytes",
-            }
-        },
-    },
-    "ReviewBody": {
-        "type": "object",
-        "required": ["candidate_id"],
-        "additionalProperties": False,
-        "properties": {"candidate_id": {"type": "string", "pattern": ID_PATTERN}},
-    },
-    "Error": {
-        "type": "object",
-        "required": ["code", "message"],
-        "properties": {
-            "code": {"type": "string", "description": "stable; texts and clients key on it"},
-            "message": {"type": "string"},
-        },
-    },
-    "ConflictError": {
-        "type": "object",
-        "required": ["code", "message"],
-        "properties": {
-            "code": {
-                "type": "string",
-                "enum": ["infohash_taken", "invalid_transition", "not_recognized"],
-            },
-            "message": {"type": "string"},
-            "owner_id": {
-                "type": "string",
-                "pattern": ID_PATTERN,
-                "description": "infohash_taken: the active download that owns the hash",
-            },
-            "infohash": {"type": "string", "description": "infohash_taken: the hash"},
-        },
-    },
-    "RejectedError": {
-        "type": "object",
-        "required": ["code", "message"],
-        "properties": {
-            "code": {"type": "string", "const": "rejected"},
-            "message": {"type": "string"},
-            "reason": {"type": "string", "description": "why the input was refused"},
-            "download": {
-                **_ref("Download"),
-                "description": "the failed download, when qBittorrent refused the torrent",
-            },
-        },
-    },
-}
+)
 
 
-def _operation(
-    summary: str,
-    responses: Mapping[str, Json],
-    *,
-    parameters: list[Json] | None = None,
-    body: Json | None = None,
-) -> Json:
-    operation: Json = {"summary": summary, "parameters": parameters or []}
-    if body is not None:
-        operation["requestBody"] = body
-    operation["responses"] = {"400": _BAD_INPUT, "401": _UNAUTHORIZED, **responses}
-    return operation
+@dataclass(frozen=True)
+class _Route:
+    """One operation: what ``setup`` routes and what the document says of it (the
+    summary is the handler's docstring). Every operation but the document itself
+    needs the token and may answer 400 and 401."""
+
+    method: str
+    path: str
+    handler: Handler
+    answers: Mapping[int, _Answer]
+    query: tuple[Json, ...] = ()
+    body: Mapping[str, type[BaseModel]] = field(default_factory=dict)
+    public: bool = False
+
+    def all_answers(self) -> Mapping[int, _Answer]:
+        return (
+            self.answers if self.public else {400: _BAD_INPUT, 401: _UNAUTHORIZED, **self.answers}
+        )
+
+    def describe(self) -> Json:
+        operation: Json = {
+            "summary": (self.handler.__doc__ or "").strip(),
+            "parameters": [*([_ID_PARAMETER] if "{id}" in self.path else []), *self.query],
+        }
+        if self.public:
+            operation["security"] = []
+        if self.body:
+            content = {kind: {"schema": _ref(model)} for kind, model in self.body.items()}
+            operation["requestBody"] = {"required": True, "content": content}
+        answers = self.all_answers().items()
+        operation["responses"] = {str(status): answer.describe() for status, answer in answers}
+        return operation
 
 
-def _action(summary: str, extra: Mapping[str, Json] | None = None) -> Json:
-    responses = {
-        "200": _ok("the download after the action", "Download"),
-        "404": _NOT_FOUND_OR_DISABLED,
-        "409": _CONFLICT,
-        **(extra or {}),
-    }
-    return {"post": _operation(summary, responses, parameters=[_ID_PARAMETER])}
+_AFTER = _Answer("the download after the action", wire.Download)
+_ACTION = {200: _AFTER, 404: _NOT_FOUND_OR_DISABLED, 409: _CONFLICT}
+
+ROUTES: Final = (
+    _Route(
+        "GET", OPENAPI_PATH, _openapi, {200: _Answer("the OpenAPI document", None)}, public=True
+    ),
+    _Route(
+        "GET",
+        "/downloads",
+        _list_downloads,
+        {200: _Answer("a page of downloads", wire.DownloadPage), 404: _DISABLED},
+        query=_LIST_PARAMETERS,
+    ),
+    _Route(
+        "POST",
+        "/downloads",
+        _create_download,
+        {
+            201: _Answer("created, or the active download that has it", wire.CreateResult),
+            404: _DISABLED,
+            413: _TOO_LARGE,
+            422: _REJECTED,
+        },
+        body={JSON_TYPE: wire.MagnetBody, MULTIPART_TYPE: wire.TorrentUpload},
+    ),
+    _Route(
+        "GET",
+        "/downloads/{id}",
+        _get_download,
+        {200: _Answer("the download", wire.DownloadWithHistory), 404: _NOT_FOUND_OR_DISABLED},
+    ),
+    _Route("POST", "/downloads/{id}/retry", _retry, {**_ACTION, 422: _QBT_REFUSED}),
+    _Route("POST", "/downloads/{id}/relink", _relink, _ACTION),
+    _Route(
+        "POST",
+        "/downloads/{id}/cancel",
+        _cancel,
+        {**_ACTION, 422: _QBT_REFUSED, 502: _QBT_AUTH, 503: _QBT_DOWN},
+    ),
+    _Route(
+        "POST",
+        "/downloads/{id}/review",
+        _review,
+        {**_ACTION, 413: _TOO_LARGE},
+        body={JSON_TYPE: wire.ReviewBody},
+    ),
+)
+
+
+def _schemas() -> Json:
+    """The schemas of every body the routes name: answers as they are written,
+    request bodies as they are read (and whatever those refer to)."""
+    models: dict[tuple[type[BaseModel], JsonSchemaMode], None] = {}  # ordered, no repeats
+    for route in ROUTES:
+        for answer in route.all_answers().values():
+            if answer.model is not None:
+                models[answer.model, "serialization"] = None
+        for model in route.body.values():
+            models[model, "validation"] = None
+    _, schemas = models_json_schema(list(models), ref_template=REF_TEMPLATE)
+    return dict(schemas["$defs"])
 
 
 def openapi_document() -> Json:
     """The OpenAPI 3.1 description of exactly what the handlers above do."""
-    rejected = _error_response(
-        "nothing to download: the magnet or .torrent is not valid (reason), or"
-        " qBittorrent refused it (download is the failed download)",
-        ["rejected"],
-        "RejectedError",
+    paths: Json = {}
+    for route in ROUTES:
+        paths.setdefault(route.path, {})[route.method.lower()] = route.describe()
+    return copy.deepcopy(
+        {
+            "openapi": "3.1.0",
+            "info": {
+                "title": "jellybit API",
+                "version": "1",
+                "description": "Downloads: list, get, create, retry, relink, cancel, review."
+                " Ids are lowercase ULID strings (either case is accepted).",
+            },
+            "servers": [{"url": PREFIX}],
+            "security": [{"bearer": []}],
+            "paths": paths,
+            "components": {
+                "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+                "schemas": _schemas(),
+            },
+        }
     )
-    list_parameters: list[Json] = [
-        {
-            "name": "q",
-            "in": "query",
-            "description": "a name substring, an infohash prefix (6+ hex) or an id",
-            "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS},
-        },
-        {
-            "name": "state",
-            "in": "query",
-            "description": "only these states (repeat the parameter); all when absent",
-            "style": "form",
-            "explode": True,
-            "schema": {
-                "type": "array",
-                "items": {"type": "string", "enum": [s.value for s in State]},
-            },
-        },
-        {
-            "name": "limit",
-            "in": "query",
-            "schema": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": MAX_LIMIT,
-                "default": DEFAULT_LIMIT,
-            },
-        },
-        {
-            "name": "before",
-            "in": "query",
-            "description": "only downloads older than this id (next_before of the previous page)",
-            "schema": {"type": "string", "pattern": ID_PATTERN},
-        },
-    ]
-    create_body: Json = {
-        "required": True,
-        "content": {
-            JSON_TYPE: {"schema": _ref("MagnetBody")},
-            MULTIPART_TYPE: {"schema": _ref("TorrentUpload")},
-        },
-    }
-    review_body: Json = {"required": True, "content": {JSON_TYPE: {"schema": _ref("ReviewBody")}}}
-    document: Json = {
-        "openapi": "3.1.0",
-        "info": {
-            "title": "jellybit API",
-            "version": "1",
-            "description": "Downloads: list, get, create, retry, relink, cancel, review."
-            " Ids are lowercase ULID strings (either case is accepted).",
-        },
-        "servers": [{"url": PREFIX}],
-        "security": [{"bearer": []}],
-        "paths": {
-            OPENAPI_PATH: {
-                "get": {
-                    "summary": "This document",
-                    "security": [],
-                    "parameters": [],
-                    "responses": {
-                        "200": {
-                            "description": "the OpenAPI document",
-                            "content": {JSON_TYPE: {"schema": {"type": "object"}}},
-                        },
-                    },
-                }
-            },
-            "/downloads": {
-                "get": _operation(
-                    "List and search downloads, newest first",
-                    {"200": _ok("a page of downloads", "DownloadPage"), "404": _DISABLED},
-                    parameters=list_parameters,
-                ),
-                "post": _operation(
-                    "Add a magnet (JSON) or a .torrent file (multipart)",
-                    {
-                        "201": _ok("created, or the active download that has it", "CreateResult"),
-                        "404": _DISABLED,
-                        "413": _TOO_LARGE,
-                        "422": rejected,
-                    },
-                    body=create_body,
-                ),
-            },
-            "/downloads/{id}": {
-                "get": _operation(
-                    "One download with its history",
-                    {
-                        "200": _ok("the download", "DownloadWithHistory"),
-                        "404": _NOT_FOUND_OR_DISABLED,
-                    },
-                    parameters=[_ID_PARAMETER],
-                ),
-            },
-            "/downloads/{id}/retry": _action(
-                "failed, stuck or removed: start again", {"422": _QBT_REFUSED}
-            ),
-            "/downloads/{id}/relink": _action("done: lay out into the library again"),
-            "/downloads/{id}/cancel": _action(
-                "an active download: remove it (and its torrent from qBittorrent)",
-                {"422": _QBT_REFUSED, "502": _QBT_AUTH, "503": _QBT_DOWN},
-            ),
-            "/downloads/{id}/review": {
-                "post": _operation(
-                    "Pick the title of a download in review (or relink a done one with it)",
-                    {
-                        "200": _ok("the download after the choice", "Download"),
-                        "404": _NOT_FOUND_OR_DISABLED,
-                        "409": _CONFLICT,
-                        "413": _TOO_LARGE,
-                    },
-                    parameters=[_ID_PARAMETER],
-                    body=review_body,
-                )
-            },
-        },
-        "components": {
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": _SCHEMAS,
-        },
-    }
-    return copy.deepcopy(document)  # the module's constants stay as they are

@@ -46,7 +46,8 @@ from store.migrate import migrate
 from store.recognition import StoredCandidate
 from tests.support.states import put_in_state
 from tests.support.torrents import make_content, make_torrent
-from web.api import ID_PATTERN, MAX_LIMIT, openapi_document, setup
+from web.api import MAX_LIMIT, openapi_document, setup
+from web.api_models import ID_PATTERN
 from web.app import WebDeps, build_web_app
 from worker.engine import Engine
 
@@ -369,6 +370,16 @@ async def test_bad_create_bodies_are_400(api: Api, data: bytes, content_type: st
     response = await api.client.post("/api/downloads", data=data, headers=headers)
     await error_of(response, 400, "invalid_input")
     assert await row_count(api.store, "download") == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({"magnet": 5}, "magnet"), ({}, "magnet"), ({"magnet": "m", "name": "x"}, "name")],
+)
+async def test_a_bad_body_names_the_field(api: Api, body: dict[str, object], field: str) -> None:
+    response = await api.client.post("/api/downloads", json=body, headers=AUTH)
+    message = (await error_of(response, 400, "invalid_input"))["message"]
+    assert message.startswith(f"{field}: "), message
 
 
 async def test_a_large_json_body_is_413(api: Api) -> None:

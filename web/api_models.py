@@ -1,0 +1,194 @@
+"""The JSON API's wire format: pydantic models of every body it reads and
+writes, errors included.
+
+``web.api`` validates request bodies with them, builds every answer from them,
+and generates the ``components/schemas`` of its OpenAPI document from them:
+request bodies in validation mode, answers in serialization mode.
+"""
+
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
+
+from core import models as stored
+from core.ids import Id, parse_id
+from core.infohash import Kind
+from core.states import State
+from core.torrent_file import MAX_TORRENT_BYTES
+
+# A canonical id in either case (``core.ids.parse_id``): the first character
+# keeps the 48-bit time range, Crockford base32 has no I, L, O, U.
+ID_PATTERN = "^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$"
+
+
+def _canonical(text: str) -> Id:
+    parsed = parse_id(text)
+    if parsed is None:  # ID_PATTERN let it through; the two are tested to agree
+        raise ValueError("not an id")
+    return parsed
+
+
+def utf8(text: str) -> str:
+    """A string SQLite and the logs can take (JSON escapes may carry lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("not valid UTF-8 text") from None
+    return text
+
+
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def _no_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
+def _optional(description: str) -> Any:
+    """A field left out of the body (never null) when there is nothing to say."""
+    return Field(None, description=description, exclude_if=_is_none, json_schema_extra=_no_default)
+
+
+ApiId = Annotated[Id, Field(pattern=ID_PATTERN), AfterValidator(_canonical)]
+Text = Annotated[str, AfterValidator(utf8)]
+Count = Annotated[int, Field(ge=0)]
+Time = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+
+
+class _Body(BaseModel):
+    """A body with exactly these fields (``additionalProperties: false``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- answers --------------------------------------------------------------------------
+
+
+class Infohash(_Body):
+    infohash: Annotated[str, Field(pattern="^([0-9a-f]{40}|[0-9a-f]{64})$")]
+    kind: Kind
+
+
+class Transition(_Body):
+    id: ApiId
+    from_state: State | None
+    to_state: State
+    reason: str
+    created_at: Time
+
+    @classmethod
+    def of(cls, transition: stored.StateTransition) -> Self:
+        return cls(
+            id=transition.id,
+            from_state=transition.from_state,
+            to_state=transition.to_state,
+            reason=transition.reason.english(),
+            created_at=transition.created_at,
+        )
+
+
+class Download(_Body):
+    """A download. `infohashes` is a list: a hybrid torrent shows both hashes."""
+
+    id: ApiId
+    name: str
+    state: State
+    progress: Annotated[float, Field(ge=0, le=1)]
+    size: Count | None
+    download_speed: Count | None
+    eta: int | None
+    error: str | None
+    source: str
+    infohashes: list[Infohash]
+    save_path: str | None
+    content_path: str | None
+    created_at: Time
+    updated_at: Time
+    completed_at: Time | None
+
+    @classmethod
+    def of(cls, download: stored.Download, **more: object) -> Self:
+        """``more``: the fields a subclass adds."""
+        return cls.model_validate(
+            {
+                "id": download.id,
+                "name": download.name,
+                "state": download.state,
+                "progress": download.progress,
+                "size": download.total_size,
+                "download_speed": download.download_speed,
+                "eta": download.eta,
+                "error": None if download.error is None else download.error.english(),
+                "source": download.source,
+                "infohashes": [{"infohash": h.value, "kind": h.kind} for h in download.infohashes],
+                "save_path": download.save_path,
+                "content_path": download.content_path,
+                "created_at": download.created_at,
+                "updated_at": download.updated_at,
+                "completed_at": download.completed_at,
+                **more,
+            }
+        )
+
+
+class DownloadWithHistory(Download):
+    history: list[Transition]
+
+
+class DownloadPage(_Body):
+    items: list[Download]
+    next_before: ApiId | None = Field(
+        description="pass as `before` for the next page; null on the last page"
+    )
+
+
+class CreateResult(_Body):
+    result: Literal["created", "duplicate"] = Field(
+        description="duplicate: an active download already has one of the hashes"
+    )
+    queued: bool = Field(
+        description="qBittorrent is unreachable; the torrent is added when it is back"
+    )
+    download: Download
+
+
+# --- errors (open: a code may add fields) -----------------------------------------------
+
+
+class Error(BaseModel):
+    code: str = Field(description="stable; texts and clients key on it")
+    message: str
+
+
+class ConflictError(Error):
+    code: Literal["infohash_taken", "invalid_transition", "not_recognized"]
+    owner_id: ApiId | SkipJsonSchema[None] = _optional(
+        "infohash_taken: the active download that owns the hash"
+    )
+    infohash: str | SkipJsonSchema[None] = _optional("infohash_taken: the hash")
+
+
+class RejectedError(Error):
+    code: Literal["rejected"]
+    reason: str | SkipJsonSchema[None] = _optional("why the input was refused")
+    download: Download | SkipJsonSchema[None] = _optional(
+        "the failed download, when qBittorrent refused the torrent"
+    )
+
+
+# --- request bodies -----------------------------------------------------------------------
+
+
+class MagnetBody(_Body):
+    magnet: Text = Field(description="a magnet link")
+
+
+class TorrentUpload(_Body):
+    # Documents the multipart body only: web.api streams the part itself.
+    torrent: bytes = Field(description=f"a .torrent file of at most {MAX_TORRENT_BYTES} bytes")
+
+
+class ReviewBody(_Body):
+    candidate_id: ApiId
