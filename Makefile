@@ -1,21 +1,43 @@
 # Two entry points: `make run` and `make test`. Both work on a fresh Debian
-# machine: they create .venv, install jellybit, and (tests) the Debian packages.
+# machine: they create .venv, install jellybit and its locked dependencies, and
+# (tests) the Debian packages. `make install` puts jellybit without the dev tools
+# into the venv PREFIX; `make lock` refreshes the lock files from pyproject.toml.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 CONFIG ?= $(or $(JELLYBIT_CONFIG),config.toml)
+PREFIX ?= /opt/jellybit
+LOCK := requirements.lock
+DEV_LOCK := requirements-dev.lock
 # Debian packages the tests drive for real (filled in as capabilities land).
 TEST_DEBS := qbittorrent-nox chromium
 
-.PHONY: run test lint check-deps bench recognition clean
+.PHONY: run test lint check-deps bench recognition clean install lock
 
-$(BIN)/jellybit: pyproject.toml
+$(BIN)/jellybit: pyproject.toml $(DEV_LOCK)
 	@scripts/ensure-python "$(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --require-hashes -r $(DEV_LOCK)
+	$(BIN)/pip install --quiet --no-deps -e .
 	@touch $@
+
+# A regular install (no dev tools, not editable) from the lock: docs/operations.md.
+install:
+	@scripts/ensure-python "$(PYTHON)"
+	$(PYTHON) -m venv "$(PREFIX)"
+	"$(PREFIX)/bin/pip" install --quiet --require-hashes -r $(LOCK)
+	"$(PREFIX)/bin/pip" install --quiet --no-deps --no-cache-dir .
+	@rm -rf build  # setuptools' scratch copy of the sources
+	@"$(PREFIX)/bin/jellybit" --version
+
+# Both locks from pyproject.toml's ranges; the dev lock keeps the runtime pins.
+lock: $(BIN)/jellybit
+	$(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe \
+		--no-emit-index-url --no-emit-find-links --upgrade -o $(LOCK) pyproject.toml
+	$(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe \
+		--no-emit-index-url --no-emit-find-links --upgrade --extra dev -c $(LOCK) \
+		-o $(DEV_LOCK) pyproject.toml
 
 # No config file (the default ./config.toml is missing): the sandbox, see docs/sandbox.md.
 run: $(BIN)/jellybit
@@ -51,4 +73,4 @@ recognition: $(BIN)/jellybit
 	$(BIN)/python -m tests.recognition_eval --verbose
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build *.egg-info

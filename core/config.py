@@ -1,4 +1,4 @@
-"""Settings: the typed, validated shape of config.toml (product.md §7).
+"""Settings: the typed, validated shape of config.toml.
 
 Pure: ``parse_settings`` takes what tomllib and the environment already gave and
 returns frozen ``Settings``, or raises ``ConfigError`` listing every problem at

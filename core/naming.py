@@ -1,4 +1,4 @@
-"""Jellyfin naming of library paths (product.md §5 "Layout"). Pure: no file I/O.
+"""Jellyfin naming of library paths. Pure: no file I/O.
 
     <movies>/Title (Year) [tmdbid-N]/Title (Year) [tmdbid-N].mkv
     <movies>/Title (Year) [tmdbid-N]/Title (Year) [tmdbid-N] - part1.mkv

@@ -1,4 +1,4 @@
-"""The JSON API: a sub-app under ``/api`` (product.md §6).
+"""The JSON API: a sub-app under ``/api``.
 
 Authorization is ``Bearer <web.api_token>``; an empty token disables the API
 (404 ``api_disabled``). Every body in and out, errors included, is a model of

@@ -1,4 +1,4 @@
-"""File operations of the library layout (product.md §5 "Layout").
+"""File operations of the library layout.
 
 Synchronous on purpose: every call blocks on the file system, so the caller
 runs them in a thread. The rules they hold:
