@@ -26,9 +26,9 @@ from core.config import LibrarySettings, MetadataSettings, QbittorrentSettings
 from core.parsing.guess import clear_cache
 from core.parsing.release import parse_release
 from core.states import State
-from sandbox.qbittorrent import QbtInstance, leecher_and_seeder
 from store import Store
 from store.migrate import migrate
+from tests.support.qbittorrent import QbtInstance, leecher_and_seeder
 from tests.support.tmdb import Entry, FakeTmdb
 from tests.support.torrents import magnet_for, make_content, make_torrent, seed, seeder_peer
 from worker.engine import Engine

@@ -22,10 +22,10 @@ from bot.links import Links
 from common.i18n import I18n
 from common.logs import configure_logging
 from core.config import QbittorrentSettings, TelegramSettings
-from sandbox.botapi import Call, FakeTelegram, FakeUser, Message
-from sandbox.qbittorrent import QbtInstance, leecher_and_seeder
 from store import Store
 from store.migrate import migrate
+from tests.support.qbittorrent import QbtInstance, leecher_and_seeder
+from tests.support.telegram import Call, FakeTelegram, FakeUser, Message
 from tests.support.torrents import magnet_for, make_content, make_torrent, seed, seeder_peer
 from worker.engine import Engine
 

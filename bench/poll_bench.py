@@ -29,16 +29,16 @@ from common.logs import configure_logging
 from core.config import QbittorrentSettings
 from core.live import LiveMap, hashes_of
 from core.models import SnapshotChange
-from sandbox.qbittorrent import (
+from sandbox.torrents import make_content, make_v1_torrent
+from store import Store
+from store.migrate import migrate
+from tests.support.qbittorrent import (
     QBITTORRENT5,
     QBITTORRENT5_ROOT,
     QBITTORRENT_NOX,
     QbtInstance,
     new_qbittorrent,
 )
-from sandbox.torrents import make_content, make_v1_torrent
-from store import Store
-from store.migrate import migrate
 from worker.engine import Engine
 from worker.poller import snapshot_change
 

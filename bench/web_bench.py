@@ -29,9 +29,9 @@ from core import clock
 from core.config import QbittorrentSettings, Settings, TelegramSettings, WebSettings
 from core.ids import Id, new_id
 from core.links import sign_user_token
-from sandbox.qbittorrent import free_port
 from store import Store
 from store.migrate import migrate
+from tests.support.qbittorrent import free_port
 from web import api, pages
 from web.app import WebDeps, build_web_app
 from worker.engine import Engine

@@ -1,7 +1,7 @@
 """``/sandbox``: the sandbox person's Telegram chat with the bot, as a web page.
 
 The page shows what the embedded Bot API server holds for the chat and acts through
-:class:`~sandbox.botapi.FakeUser`, so the bot hears exactly what Telegram would send it.
+:class:`~sandbox.botapi.Person`, so the bot hears exactly what Telegram would send it.
 It needs no sign-in: it is served only in sandbox mode, on loopback, and it is the
 sandbox person's own chat. POSTs take JSON only, which a form on another site cannot
 send without a CORS preflight that this app never grants.
@@ -22,7 +22,7 @@ from markupsafe import Markup
 from common.i18n import Texts
 from core import clock
 from core.links import sign_user_token
-from sandbox.botapi import FakeUser, Json, Message
+from sandbox.botapi import Json, Message, NoSuchButton, Person
 from sandbox.samples import Sample
 from web.app import DEPS
 
@@ -45,7 +45,7 @@ _TAGS = {
 class SandboxChat:
     """What the page works with: the person and the samples they can send."""
 
-    person: FakeUser
+    person: Person
     samples: Sequence[Sample]
 
     def setup(self, app: web.Application) -> None:
@@ -172,11 +172,14 @@ async def _press(request: web.Request) -> web.Response:
     person = request.app[CHAT].person
     message = _find(person.messages(), body.get("message_id"))
     button = body.get("button")
-    if message is None or button not in message.button_texts:
-        return web.json_response({"notice": _texts(request).plain("That button is gone.")})
+    gone = {"notice": _texts(request).plain("That button is gone.")}
+    if message is None or not isinstance(button, str):
+        return web.json_response(gone)
     try:
-        answer = await person.press(message, str(button))
-    except AssertionError:  # the bot did not answer in time, or the message changed
+        answer = await person.press(message, button)
+    except NoSuchButton:  # gone since the page showed it, or a link button
+        return web.json_response(gone)
+    if answer is None:
         return web.json_response({"notice": _texts(request).plain("The bot did not answer.")})
     return web.json_response({"notice": answer.text})
 

@@ -1,7 +1,9 @@
-"""A real, isolated qbittorrent-nox for the sandbox and the tests (shared testing.md).
+"""A real, isolated qbittorrent-nox: the sandbox runs two (jellybit's and the seeder).
 
 Every instance lives under its own ``root`` (profile, downloads, log), listens on
-127.0.0.1 only, has DHT/LSD/PeX/UPnP off and is stopped by its own PID.
+127.0.0.1 only, has DHT/LSD/PeX/UPnP off and is stopped by its own PID. The tests'
+instances (``tests/support/qbittorrent.py``) add a restart, a context manager and
+qBittorrent 5.x.
 """
 
 from __future__ import annotations
@@ -17,27 +19,21 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
-from typing import IO, Self
+from typing import IO
 
 import qbittorrentapi
 
 from core import clock
 
 QBITTORRENT_NOX = shutil.which("qbittorrent-nox") or "/usr/bin/qbittorrent-nox"
-# qBittorrent 5.x of the tests: Debian 13's, run from the chroot scripts/qbittorrent5
-# makes (a command, split on spaces; JELLYBIT_QBITTORRENT5 overrides it).
-QBITTORRENT5_ROOT = Path("/var/lib/jellybit/qbittorrent5")
-QBITTORRENT5 = ("chroot", str(QBITTORRENT5_ROOT), "/usr/bin/qbittorrent-nox")
 REQUEST_TIMEOUT = 10.0
 _PROBE_TIMEOUT = 1.0
 _POLL = 0.05
 
 # Instances started by this process and not stopped yet: stopped at exit, so a
-# crashed test run does not leave qbittorrent-nox processes behind.
+# crashed run does not leave qbittorrent-nox processes behind.
 _RUNNING: set[QbtInstance] = set()
 
 
@@ -125,7 +121,7 @@ class QbtInstance:
     torrent_port: int
     username: str = "admin"
     password: str = field(default_factory=lambda: secrets.token_urlsafe(12))
-    # How to run qbittorrent-nox: the host's, or e.g. QBITTORRENT5 (a chroot).
+    # How to run qbittorrent-nox: the host's (the tests also run 5.x from a chroot).
     command: tuple[str, ...] = (QBITTORRENT_NOX,)
     process: subprocess.Popen[bytes] | None = None
     _log: IO[bytes] | None = field(default=None, init=False, repr=False)
@@ -328,11 +324,6 @@ class QbtInstance:
         except (OSError, ValueError):
             return None
 
-    def restart(self, timeout: float = 15) -> None:
-        """Stop and start again on the same profile and ports (state kept)."""
-        self.stop()
-        self.start(timeout)
-
     # ---- API ---------------------------------------------------------------
     def _new_client(self, request_timeout: float) -> qbittorrentapi.Client:
         return qbittorrentapi.Client(
@@ -348,49 +339,14 @@ class QbtInstance:
         client.auth_log_in()
         return client
 
-    def __enter__(self) -> Self:
-        if not self.running:
-            self.start()
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-
-def new_qbittorrent(
-    root: Path, *, password: str | None = None, command: tuple[str, ...] = (QBITTORRENT_NOX,)
-) -> QbtInstance:
+def new_qbittorrent(root: Path) -> QbtInstance:
     """An instance under ``root`` with fresh ports, not started yet."""
     webui_port = free_port()
     torrent_port = free_port()
     while torrent_port == webui_port:
         torrent_port = free_port()
-    instance = QbtInstance(
-        root=root, webui_port=webui_port, torrent_port=torrent_port, command=command
-    )
-    if password is not None:
-        instance.password = password
-    return instance
-
-
-def start_qbittorrent(root: Path, timeout: float = 15) -> QbtInstance:
-    """A started instance under ``root`` with fresh ports."""
-    instance = new_qbittorrent(root)
-    instance.start(timeout)
-    return instance
-
-
-@contextlib.contextmanager
-def leecher_and_seeder(root: Path) -> Iterator[tuple[QbtInstance, QbtInstance]]:
-    """Two started instances under ``root`` (jellybit's and a seeder), both
-    stopped by their PIDs on exit (benchmarks; tests use the module fixtures)."""
-    with new_qbittorrent(root / "qbt") as qbt, new_qbittorrent(root / "seeder") as seeder:
-        yield qbt, seeder
+    return QbtInstance(root=root, webui_port=webui_port, torrent_port=torrent_port)
 
 
 @atexit.register

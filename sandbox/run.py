@@ -27,7 +27,7 @@ from core.config import (
     WebSettings,
 )
 from jellybit.app import run_application
-from sandbox.botapi import FakeTelegram
+from sandbox.botapi import BotApiServer
 from sandbox.page import SandboxChat
 from sandbox.qbittorrent import QBITTORRENT_NOX, QbtInstance, free_port, new_qbittorrent
 from sandbox.samples import Sample, seed_samples
@@ -53,7 +53,7 @@ async def run_sandbox(data_dir: Path) -> int:
     started: list[QbtInstance] = []
     try:
         qbt, samples = await asyncio.to_thread(_start_qbittorrents, root, started)
-        async with FakeTelegram(token=TOKEN, bot_username=BOT_USERNAME) as telegram:
+        async with BotApiServer(token=TOKEN, bot_username=BOT_USERNAME) as telegram:
             language = _language(os.environ)
             person = telegram.user(PERSON_ID, first_name="Sandbox", language_code=language)
             settings = sandbox_settings(data_dir, qbt, telegram.base_url, language, _web_port())

@@ -1,8 +1,8 @@
 """Real torrents without libtorrent: generated content, v1 .torrent files, magnets with a
 peer hint, and a local seeder that really serves them over loopback.
 
-The sandbox seeds its sample torrents with these; the tests use them too (their
-libtorrent-made v2 and hybrid torrents are in ``tests/support/torrents.py``).
+The sandbox seeds its sample torrents with these; the tests use them too, through
+``tests/support/torrents.py`` (which adds libtorrent-made v2 and hybrid torrents).
 """
 
 from __future__ import annotations
@@ -215,17 +215,6 @@ def wait_complete(
 ) -> qbittorrentapi.TorrentDictionary:
     """Wait until ``t`` has progress 1 and an upload state."""
     return wait_for(client, t, is_complete, timeout=timeout)
-
-
-def add_magnet(
-    client: qbittorrentapi.Client, magnet: str, *, save_path: Path | None = None
-) -> None:
-    """``torrents_add`` a magnet; a refusal (4.x ``Fails.``, 5.x counts) raises."""
-    result = client.torrents_add(
-        urls=magnet, save_path=None if save_path is None else str(save_path)
-    )
-    if not add_accepted(result):
-        raise RuntimeError(f"torrents_add({magnet!r}) answered {result!r}")
 
 
 def peer_handshake(

@@ -18,12 +18,12 @@ import pytest
 from core.config import toml_literal
 from jellybit.check import Line, _guarded
 from jellybit.cli import main
-from sandbox.botapi import FakeTelegram
-from sandbox.qbittorrent import QbtInstance, free_port
 from store.migrate import latest_version, migrate
 from tests.support.fixtures import qbt
 from tests.support.jellyfin import VERSION as JELLYFIN_VERSION
 from tests.support.jellyfin import FakeJellyfin
+from tests.support.qbittorrent import QbtInstance, free_port
+from tests.support.telegram import FakeTelegram
 from tests.support.tmdb import FakeTmdb
 from worker.layout import filesystem_of
 

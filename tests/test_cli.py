@@ -14,8 +14,8 @@ from typing import IO
 
 import pytest
 
-from sandbox.qbittorrent import free_port
 from store.migrate import latest_version
+from tests.support.qbittorrent import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"

@@ -151,3 +151,27 @@ def test_one_path_changes_a_download_state() -> None:
         if writers.search(path.read_text(encoding="utf-8"))
     )
     assert found == ["store/transitions.py"]
+
+
+def test_no_product_code_imports_the_tests() -> None:
+    """``sandbox`` and ``jellybit`` included: what only tests need lives in tests/support/."""
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in project_files()
+        for module in sorted(imported_modules(path))
+        if module.split(".")[0] == "tests"
+    ]
+    assert offenders == []
+
+
+def test_no_product_code_catches_assertion_error() -> None:
+    """An AssertionError is a failed test or a bug, never a result to act on."""
+    offenders = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in project_files()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ExceptHandler)
+        and node.type is not None
+        and "AssertionError" in ast.unparse(node.type)
+    ]
+    assert offenders == []

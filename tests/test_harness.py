@@ -12,7 +12,8 @@ import pytest
 import qbittorrentapi
 from fastbencode import bdecode, bencode  # type: ignore[attr-defined]  # no __all__
 
-from sandbox.qbittorrent import (
+from tests.support.fixtures import qbt, seeder
+from tests.support.qbittorrent import (
     QbtInstance,
     QbtStartError,
     free_port,
@@ -20,7 +21,6 @@ from sandbox.qbittorrent import (
     pid_alive,
     pid_listens_on,
 )
-from tests.support.fixtures import qbt, seeder
 from tests.support.torrents import (
     Kind,
     MadeTorrent,

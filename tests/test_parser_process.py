@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from core import clock
-from sandbox.qbittorrent import pid_alive
+from tests.support.qbittorrent import pid_alive
 
 ROOT = Path(__file__).resolve().parent.parent
 

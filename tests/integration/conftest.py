@@ -10,10 +10,10 @@ from typing import TypeVar
 import pytest
 
 from core.config import LibrarySettings, QbittorrentSettings
-from sandbox.qbittorrent import QbtInstance
 from store import Store
 from store.migrate import migrate
 from tests.support.fixtures import qbt, seeder
+from tests.support.qbittorrent import QbtInstance
 from worker.engine import Engine
 
 __all__ = ["qbt", "seeder"]  # module-scoped fixtures of a real qBittorrent

@@ -24,14 +24,14 @@ import pytest
 
 from bot.app import WEBHOOK_PATH
 from core import clock
-from sandbox.botapi import FakeTelegram, FakeUser, Message
-from sandbox.qbittorrent import QbtInstance
 from tests.support.jellybit_process import (
     ForkServer,
     JellybitConfig,
     JellybitProcess,
     start_time,
 )
+from tests.support.qbittorrent import QbtInstance
+from tests.support.telegram import FakeTelegram, FakeUser, Message
 from tests.support.torrents import MadeTorrent, magnet_for, make_content, make_torrent, seed
 from tests.support.torrents import seeder_peer as peer_of
 

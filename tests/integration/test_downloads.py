@@ -10,9 +10,9 @@ import pytest
 from core.ids import Id
 from core.models import Download
 from core.states import State
-from sandbox.qbittorrent import QbtInstance
 from store import Store
 from tests.integration.conftest import Running, eventually
+from tests.support.qbittorrent import QbtInstance
 from tests.support.torrents import (
     MadeTorrent,
     find_torrent,

@@ -17,12 +17,12 @@ from fastbencode import bencode  # type: ignore[attr-defined]  # no __all__
 from structlog.testing import capture_logs
 
 from core.config import MetadataSettings
-from sandbox.botapi import FakeTelegram, FakeUser, Message
-from sandbox.qbittorrent import QbtInstance
 from store.migrate import migrate
 from tests.integration.conftest import eventually
 from tests.integration.test_downloads import new_torrent
 from tests.integration.test_telegram import ALICE, Running, dead_magnet, reply_to
+from tests.support.qbittorrent import QbtInstance
+from tests.support.telegram import FakeTelegram, FakeUser, Message
 from tests.support.tmdb import FakeTmdb
 from tests.support.torrents import magnet_for
 from tests.support.torrents import seeder_peer as peer_of

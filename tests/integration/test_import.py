@@ -16,12 +16,12 @@ from core.ids import new_id
 from core.models import Download
 from core.reasons import reason
 from core.states import State
-from sandbox.qbittorrent import QbtInstance
 from store import Store
 from store.migrate import migrate
 from tests.integration.conftest import Running, eventually, library_in, settings_for
 from tests.integration.test_downloads import MiB, history
 from tests.support.jellyfin import FakeJellyfin
+from tests.support.qbittorrent import QbtInstance
 from tests.support.tmdb import FakeTmdb
 from tests.support.torrents import MadeTorrent, magnet_for, make_content, make_torrent, seed
 from tests.support.torrents import seeder_peer as peer_of

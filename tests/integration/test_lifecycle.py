@@ -11,9 +11,9 @@ from core.live import hashes_of
 from core.models import Download, NewDownload
 from core.reasons import reason
 from core.states import State
-from sandbox.qbittorrent import QbtInstance
 from tests.integration.conftest import Running, eventually
 from tests.integration.test_downloads import history, new_torrent, wait_state
+from tests.support.qbittorrent import QbtInstance
 from tests.support.torrents import MadeTorrent, find_torrent, magnet_for
 from tests.support.torrents import seeder_peer as peer_of
 from worker.ingest import Created

@@ -25,14 +25,14 @@ import qbittorrentapi
 from core.ids import Id
 from core.models import Download
 from core.states import State
-from sandbox.botapi import FakeTelegram, FakeUser
-from sandbox.qbittorrent import QbtInstance, new_qbittorrent
 from store.migrate import migrate
 from tests.integration.conftest import eventually
 from tests.integration.test_downloads import new_torrent
 from tests.integration.test_import import start
 from tests.integration.test_telegram import ALICE, Running
 from tests.support.fixtures import qbittorrent_command
+from tests.support.qbittorrent import QbtInstance, new_qbittorrent
+from tests.support.telegram import FakeTelegram, FakeUser
 from tests.support.torrents import MadeTorrent, magnet_for, make_content, make_torrent, seed
 from tests.support.torrents import seeder_peer as peer_of
 from worker.ingest import Created

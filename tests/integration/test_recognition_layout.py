@@ -11,10 +11,10 @@ import pytest
 from core.config import MetadataSettings
 from core.reasons import Reason
 from core.states import State
-from sandbox.qbittorrent import QbtInstance
 from tests.integration.conftest import Running
 from tests.integration.test_downloads import MiB
 from tests.integration.test_import import download_and_wait, same_file, start
+from tests.support.qbittorrent import QbtInstance
 from tests.support.tmdb import Entry, FakeTmdb
 from tests.support.torrents import MadeTorrent, make_torrent, seed
 

@@ -22,12 +22,12 @@ from common.i18n import I18n
 from core import clock
 from core.config import TelegramSettings
 from core.models import NewDownload
-from sandbox.botapi import FakeTelegram, FakeUser
-from sandbox.qbittorrent import QbtInstance
 from store import Store
 from store.migrate import migrate
 from store.outbox import enqueue
 from tests.support.jellybit_process import JellybitConfig, JellybitProcess
+from tests.support.qbittorrent import QbtInstance
+from tests.support.telegram import FakeTelegram, FakeUser
 from tests.support.torrents import magnet_for, make_content, make_torrent, seed
 from tests.support.torrents import seeder_peer as peer_of
 

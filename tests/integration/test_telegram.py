@@ -20,13 +20,13 @@ from core.links import verify_user_token
 from core.models import Download, NewDownload, SnapshotChange, Transition
 from core.reasons import reason
 from core.states import State
-from sandbox.botapi import Button, FakeTelegram, FakeUser, Message
-from sandbox.qbittorrent import QbtInstance, free_port
 from store import Store
 from store.migrate import migrate
 from store.outbox import enqueue
 from tests.integration.conftest import library_in, settings_for
 from tests.integration.test_downloads import new_torrent
+from tests.support.qbittorrent import QbtInstance, free_port
+from tests.support.telegram import Button, FakeTelegram, FakeUser, Message
 from tests.support.torrents import magnet_for
 from tests.support.torrents import seeder_peer as peer_of
 from web.app import build_web_app

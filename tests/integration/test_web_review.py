@@ -14,12 +14,12 @@ from bot.links import Links
 from common.i18n import I18n
 from core.config import MetadataSettings, Settings, TelegramSettings, WebSettings
 from core.states import State
-from sandbox.botapi import FakeTelegram
-from sandbox.qbittorrent import QbtInstance, free_port
 from store import Store
 from store.migrate import migrate
 from tests.integration.conftest import library_in, settings_for
 from tests.integration.test_import import torrent_of
+from tests.support.qbittorrent import QbtInstance, free_port
+from tests.support.telegram import FakeTelegram
 from tests.support.tmdb import FakeTmdb
 from tests.support.torrents import magnet_for
 from tests.support.torrents import seeder_peer as peer_of

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.qbittorrent import (
+from tests.support.qbittorrent import (
     QBITTORRENT5,
     QBITTORRENT5_ROOT,
     QBITTORRENT_NOX,

@@ -20,7 +20,7 @@ from pathlib import Path
 import aiohttp
 
 from core import clock
-from sandbox.qbittorrent import QbtInstance, free_port, pid_alive
+from tests.support.qbittorrent import QbtInstance, free_port, pid_alive
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 ZYGOTE_TIMEOUT = 120.0  # importing jellybit on a loaded machine; each answer after that is quick

@@ -1,5 +1,6 @@
-"""Real torrents for tests: libtorrent-made v1, v2 and hybrid .torrent files; the rest
-(content, magnets with a peer hint, seeding) is the sandbox's, in ``sandbox/torrents.py``."""
+"""Real torrents for tests: libtorrent-made v1, v2 and hybrid .torrent files and
+``add_magnet``; the rest (content, magnets with a peer hint, seeding) is the sandbox's,
+in ``sandbox/torrents.py``."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ from pathlib import Path
 from typing import Literal
 
 import libtorrent as lt
+import qbittorrentapi
 
 from sandbox.torrents import (
     FAILED_STATES,
     UPLOAD_STATES,
     MadeTorrent,
     TorrentFailed,
-    add_magnet,
     find_torrent,
     is_complete,
     magnet_for,
@@ -25,6 +26,7 @@ from sandbox.torrents import (
     wait_for,
     wait_serving,
 )
+from worker.qbt import add_accepted
 
 __all__ = [
     "FAILED_STATES",
@@ -70,3 +72,14 @@ def make_torrent(content: Path, kind: Kind, piece_size: int = 0) -> MadeTorrent:
         name=info.name(),
         content=content,
     )
+
+
+def add_magnet(
+    client: qbittorrentapi.Client, magnet: str, *, save_path: Path | None = None
+) -> None:
+    """``torrents_add`` a magnet; a refusal (4.x ``Fails.``, 5.x counts) raises."""
+    result = client.torrents_add(
+        urls=magnet, save_path=None if save_path is None else str(save_path)
+    )
+    if not add_accepted(result):
+        raise RuntimeError(f"torrents_add({magnet!r}) answered {result!r}")
