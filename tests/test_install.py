@@ -87,3 +87,9 @@ def test_make_install_is_a_plain_install_without_dev_tools(tmp_path: Path) -> No
     assert check.returncode == 1, check.stderr  # nothing runs here: items fail, none crash
     assert check.stdout.splitlines()[0].startswith("✓ "), check.stdout  # the config is valid
     assert "unexpected error" not in check.stdout
+
+
+def test_the_unit_in_the_operations_guide_is_the_shipped_one() -> None:
+    guide = (ROOT / "docs" / "operations.md").read_text()
+    shown = guide.split("```ini\n", 1)[1].split("```", 1)[0]
+    assert shown == (ROOT / "deploy" / "jellybit.service").read_text()
