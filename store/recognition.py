@@ -4,10 +4,11 @@ import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Self
 
 from core import clock
 from core.errors import NotFoundError
-from core.evidence import Evidence, Season
+from core.evidence import Candidate, Evidence, Season
 from core.ids import Id, new_id
 from core.reasons import Reason
 from store.db import Database
@@ -43,6 +44,26 @@ class StoredCandidate:
     selected: bool
     evidence: Evidence | None = None
     seasons: tuple[Season, ...] | None = None
+
+    @classmethod
+    def of(cls, candidate: Candidate, *, selected: bool, score: float | None = None) -> Self:
+        """A candidate as a new row (``score``: instead of the candidate's own)."""
+        return cls(
+            id=new_id(),
+            provider=candidate.provider,
+            provider_id=candidate.provider_id,
+            kind=candidate.kind,
+            title=candidate.title,
+            original_title=candidate.original_title,
+            year=candidate.year,
+            overview=candidate.overview,
+            poster_path=candidate.poster_path,
+            popularity=candidate.popularity,
+            score=candidate.score if score is None else score,
+            selected=selected,
+            evidence=candidate.evidence,
+            seasons=candidate.seasons,
+        )
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,14 @@ import structlog
 
 from store import Store
 from store.migrate import migrate
+from tests.support.telegram import FakeTelegram
+
+
+@pytest.fixture
+async def tg() -> AsyncIterator[FakeTelegram]:
+    """A fake Bot API server (tests/support/telegram.py) for one test."""
+    async with FakeTelegram() as fake:
+        yield fake
 
 
 @pytest.fixture

@@ -50,12 +50,6 @@ USER_ID = 42
 PARSE = "Bad Request: can't parse entities: "
 
 
-@pytest.fixture
-async def tg() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as server:
-        yield server
-
-
 def make_bot(tg: BotApiServer, token: str | None = None) -> Bot:
     api = TelegramAPIServer.from_base(tg.base_url)
     return Bot(token or tg.token, session=AiohttpSession(api=api))

@@ -161,21 +161,8 @@ class Actions:
             same = (candidate.provider, candidate.kind, candidate.provider_id)
             if same == (found.provider, found.kind, found.provider_id):
                 return candidate.id
-        picked = StoredCandidate(
-            id=new_id(),
-            provider=found.provider,
-            provider_id=found.provider_id,
-            kind=found.kind,
-            title=found.title,
-            original_title=found.original_title,
-            year=found.year,
-            overview=found.overview,
-            poster_path=found.poster_path,
-            popularity=found.popularity,
-            score=1.0,  # the person's own pick: nothing is surer
-            selected=False,
-            seasons=found.seasons,
-        )
+        # The person's own pick: nothing is surer.
+        picked = StoredCandidate.of(found, selected=False, score=1.0)
         kept = [replace(c, id=new_id(), selected=False) for c in recognition.candidates]
         saved = await self._store.recognitions.save(
             recognition.download_id,

@@ -17,7 +17,7 @@ from typing import Any
 from common.logs import Logger
 from core.config import MetadataSettings
 from core.errors import InvalidInputError
-from core.evidence import Candidate, MediaKind
+from core.evidence import MediaKind
 from core.ids import new_id
 from core.magnet import parse_magnet
 from core.models import Download
@@ -95,7 +95,7 @@ class Recognizer:
             status=status,
             reason=found.reason,
             files=[_stored_file(f, files) for f in recognized.files if f.role != "skip"],
-            candidates=[_stored(c, c is chosen) for c in found.candidates],
+            candidates=[StoredCandidate.of(c, selected=c is chosen) for c in found.candidates],
         )
         log.info(
             "recognition.done",
@@ -183,25 +183,6 @@ def _texts(download: Download, files: Sequence[TorrentFile]) -> list[str]:
         if len(texts) == MAX_TEXTS:
             break
     return texts
-
-
-def _stored(candidate: Candidate, selected: bool) -> StoredCandidate:
-    return StoredCandidate(
-        id=new_id(),
-        provider=candidate.provider,
-        provider_id=candidate.provider_id,
-        kind=candidate.kind,
-        title=candidate.title,
-        original_title=candidate.original_title,
-        year=candidate.year,
-        overview=candidate.overview,
-        poster_path=candidate.poster_path,
-        popularity=candidate.popularity,
-        score=candidate.score,
-        selected=selected,
-        evidence=candidate.evidence,
-        seasons=candidate.seasons,
-    )
 
 
 def _stored_file(file: RecognizedFile, files: Sequence[TorrentFile]) -> StoredFile:

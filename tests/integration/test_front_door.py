@@ -32,12 +32,6 @@ WITHIN = 2.0  # seconds: an answer from a bot that is not deaf
 
 
 @pytest.fixture
-async def tg() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-
-
-@pytest.fixture
 async def running(tg: FakeTelegram, qbt: QbtInstance, tmp_path: Path) -> AsyncIterator[Running]:
     path = tmp_path / "jellybit.db"
     migrate(path)

@@ -14,7 +14,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -137,12 +137,6 @@ async def _has_v2(running: Any, download_id: Id) -> bool:
 async def _ended(running: Any, download_id: Id) -> bool:
     download: Download = await running.store.downloads.get_download(download_id)
     return download.state == State.DONE
-
-
-@pytest.fixture
-async def tg() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
 
 
 async def test_a_killed_qbittorrent_5_loses_nothing_and_the_person_hears_once(

@@ -110,12 +110,6 @@ class Running:
 
 
 @pytest.fixture
-async def tg() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-
-
-@pytest.fixture
 async def running(tg: FakeTelegram, qbt: QbtInstance, tmp_path: Path) -> AsyncIterator[Running]:
     path = tmp_path / "jellybit.db"
     migrate(path)
