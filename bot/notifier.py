@@ -118,9 +118,10 @@ class Notifier:
                 text = notification_text(
                     tx, notification.kind, download, str(notification.payload.get("reason", ""))
                 )
-                message, about = await self._views.send_status(
-                    tx, chat_id, chat_id, download, text=text, role="notification"
+                notice = self._views.status_reply(
+                    tx, chat_id, download, text=text, role="notification"
                 )
+                message, about = await self._views.send_reply(chat_id, notice)
         except (TelegramNetworkError, TelegramServerError, TelegramRetryAfter) as error:
             delay = _retry_delay(notification.attempts, error)
             await self._store.outbox.mark_failed(

@@ -86,32 +86,6 @@ class Views:
         )
         return Sent(message, about)
 
-    async def send_status(
-        self,
-        tx: Texts,
-        chat_id: int,
-        user_id: int,
-        download: Download,
-        *,
-        reply_to: int | None = None,
-        text: str | None = None,
-        role: str = "status",
-    ) -> Sent:
-        """A message that shows a download (``text`` or its status) with its buttons."""
-        body = text if text is not None else status_text(tx, download)
-        markup = download_keyboard(tx, self._links, download, user_id)
-        message = await send(
-            "send_message",
-            lambda: self.bot.send_message(
-                chat_id, body, reply_markup=markup, reply_to_message_id=reply_to
-            ),
-            log=for_download(download.id),
-        )
-        return Sent(
-            message,
-            BotMessage(chat_id, message.message_id, download.id, role, shown_key(body, markup)),
-        )
-
     async def show_current(
         self,
         tx: Texts,
