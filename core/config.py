@@ -224,6 +224,15 @@ def env_name(key_path: str) -> str:
     return ENV_PREFIX + key_path.replace(".", "_").upper()
 
 
+def set_in_environment(env: Mapping[str, str]) -> list[str]:
+    """The keys that a non-empty environment variable sets."""
+    return [
+        key_path
+        for key_path in key_paths()
+        if env.get(env_name(key_path)) or env.get(_ENV_ALIASES.get(key_path, ""))
+    ]
+
+
 def key_paths() -> list[str]:
     """Every key, in the order of the sections and their fields."""
     return [f"{name}.{key}" for name, cls in _SECTIONS.items() for key in _field_names(cls)]

@@ -11,7 +11,7 @@ from pathlib import Path
 from common.logs import configure_logging
 from core.config import ConfigError, Settings
 from jellybit import version
-from jellybit.config_file import CONFIG_ENV, DEFAULT_CONFIG_NAME, load_settings
+from jellybit.config_file import environment_only, load_settings, no_config_file
 from store.backup import BackupError, backup
 from store.migrate import MigrationError, available_migrations, current_version, migrate
 
@@ -21,7 +21,7 @@ EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command == "run" and _no_config_file(args.config, os.environ):
+        if args.command == "run" and _sandbox(args.config, os.environ):
             configure_logging(level=args.log_level)
             return _run_sandbox()
         settings = load_settings(args.config, os.environ)
@@ -98,10 +98,10 @@ def _cmd_run(settings: Settings, _args: argparse.Namespace) -> int:
     return asyncio.run(run_application(settings))
 
 
-def _no_config_file(arg: Path | None, env: Mapping[str, str]) -> bool:
-    """No --config, no $JELLYBIT_CONFIG and no ./config.toml: ``run`` starts the sandbox.
+def _sandbox(arg: Path | None, env: Mapping[str, str]) -> bool:
+    """No config file and no key in the environment: ``run`` starts the sandbox.
     (A config path that is named but missing stays an error.)"""
-    return arg is None and not env.get(CONFIG_ENV) and not Path(DEFAULT_CONFIG_NAME).exists()
+    return no_config_file(arg, env) and not environment_only(arg, env)
 
 
 def _run_sandbox() -> int:

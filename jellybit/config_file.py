@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from core.config import ConfigError, Settings, parse_settings
+from core.config import ConfigError, Settings, parse_settings, set_in_environment
 
 CONFIG_ENV = "JELLYBIT_CONFIG"
 DEFAULT_CONFIG_NAME = "config.toml"
@@ -22,12 +22,26 @@ def config_path_from(arg: str | None, env: Mapping[str, str]) -> Path:
     return Path(DEFAULT_CONFIG_NAME)
 
 
+def no_config_file(path: Path | None, env: Mapping[str, str]) -> bool:
+    """No --config, no $JELLYBIT_CONFIG and no ./config.toml."""
+    return path is None and not env.get(CONFIG_ENV) and not Path(DEFAULT_CONFIG_NAME).exists()
+
+
+def environment_only(path: Path | None, env: Mapping[str, str]) -> bool:
+    """No config file, and the environment sets at least one key."""
+    return no_config_file(path, env) and bool(set_in_environment(env))
+
+
 def load_settings(path: Path | None, env: Mapping[str, str]) -> Settings:
     """Read and validate the config file; ``None`` means ``config_path_from(None, env)``.
+    With no file named and no ./config.toml, keys set in the environment are the
+    whole configuration (a container's), relative paths against the working directory.
 
     Raises ConfigError with one line per problem, including a missing or
     unreadable file and TOML syntax errors.
     """
+    if environment_only(path, env):
+        return parse_settings({}, env, Path.cwd())
     # Absolute so that problem lines name the file unambiguously and relative
     # paths inside it resolve against its directory.
     config_path = (path if path is not None else config_path_from(None, env)).absolute()

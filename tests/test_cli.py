@@ -168,3 +168,19 @@ def test_version_is_the_one_in_pyproject(tmp_path: Path) -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     done = jellybit("--version", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (0, f"jellybit {project['project']['version']}\n")
+
+
+def test_with_no_config_file_the_environment_is_the_configuration(tmp_path: Path) -> None:
+    env = {
+        "JELLYBIT_QBITTORRENT_URL": "http://127.0.0.1:9",
+        "JELLYBIT_GENERAL_DATA_DIR": str(tmp_path / "data"),
+        "JELLYBIT_TELEGRAM_ALLOWED_USERS": "[111111111]",
+    }
+    done = jellybit("check", "--log-level", "warning", cwd=tmp_path, env=env)
+    assert done.returncode == 1, done.stderr  # a checklist (nothing runs here), not exit 2
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("✓ "), done.stdout
+    assert '· qbittorrent.url = "http://127.0.0.1:9" — из: JELLYBIT_QBITTORRENT_URL' in lines
+    bad = jellybit("check", cwd=tmp_path, env={"JELLYBIT_QBITTORRENT_POLL_INTERVAL": "-1"})
+    assert bad.returncode == 2
+    assert "(from JELLYBIT_QBITTORRENT_POLL_INTERVAL)" in bad.stderr
