@@ -23,7 +23,8 @@ def reason_text(tx: Texts, reason: Reason | None) -> str:
     if reason is None:
         return ""
     if reason.code == "text" or reason.code not in TEMPLATES:
-        return tx.plain(str(reason.params.get("text", reason.code)))
+        words = str(reason.params.get("text", reason.code))
+        return tx.plain(words) if words else ""  # gettext("") is the catalogue's header
     return fill(tx.plain(TEMPLATES[reason.code]), _shown(tx, reason.params))
 
 

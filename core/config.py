@@ -225,12 +225,9 @@ def env_name(key_path: str) -> str:
 
 
 def set_in_environment(env: Mapping[str, str]) -> list[str]:
-    """The keys that a non-empty environment variable sets."""
-    return [
-        key_path
-        for key_path in key_paths()
-        if env.get(env_name(key_path)) or env.get(_ENV_ALIASES.get(key_path, ""))
-    ]
+    """The keys that a non-empty JELLYBIT_<SECTION>_<KEY> sets (the older alias
+    is read, but a stray one in a shell does not make a configuration)."""
+    return [key_path for key_path in key_paths() if env.get(env_name(key_path))]
 
 
 def key_paths() -> list[str]:
@@ -253,10 +250,20 @@ def set_values(settings: Settings) -> list[tuple[str, str, str]]:
 
 
 def _as_toml(value: object) -> object:
+    """A setting as the file writes it; a URL without a user and password in it."""
     if isinstance(value, Path):
         return str(value)
+    if (
+        isinstance(value, tuple)
+        and value
+        and all(isinstance(pair, tuple) and len(pair) == 2 for pair in value)
+    ):
+        return {str(source): str(target) for source, target in value}  # path_map: a table
     if isinstance(value, tuple):
         return [_as_toml(item) for item in value]
+    if isinstance(value, str) and _is_http_url(value) and "@" in urlsplit(value).netloc:
+        parts = urlsplit(value)
+        return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
     return value
 
 
@@ -396,7 +403,7 @@ class _Section:
 
 def _toml_value(text: str) -> object:
     """An environment variable's text as a TOML value: ``5``, ``true``, ``[1, 2]``,
-    ``[["/downloads", "/srv/downloads"]]``."""
+    ``{"/downloads" = "/srv/downloads"}``."""
     try:
         parsed = tomllib.loads(f"value = {text}")
     except tomllib.TOMLDecodeError:

@@ -14,6 +14,7 @@ from core.config import (
     env_name,
     key_paths,
     parse_settings,
+    set_in_environment,
     set_values,
 )
 from jellybit.config_file import config_path_from, load_settings
@@ -470,3 +471,27 @@ def test_missing_for_run() -> None:
 )
 def test_config_path_from(arg: str | None, env: Mapping[str, str], expected: Path) -> None:
     assert config_path_from(arg, env) == expected
+
+
+def test_set_values_show_what_the_file_would_say_without_credentials() -> None:
+    settings = parse_settings(
+        {
+            "qbittorrent": {"url": "http://admin:hunter2@nas:8080", "path_map": {"/dl": "/srv/dl"}},
+            "jellyfin": {"url": "https://me:pw@media.example.org", "api_key": "k" * 32},
+        },
+        {},
+        Path("/etc/j"),
+    )
+    shown = {key: value for key, value, _ in set_values(settings)}
+    assert shown["qbittorrent.url"] == '"http://nas:8080"'
+    assert shown["qbittorrent.path_map"] == '{"/dl" = "/srv/dl"}'
+    assert shown["jellyfin.url"] == '"https://media.example.org"'
+    assert "hunter2" not in repr(shown)
+    assert "pw@" not in repr(shown)
+    table = parse_settings({}, {"JELLYBIT_QBITTORRENT_PATH_MAP": '{"/dl" = "/srv/dl"}'}, Path("/"))
+    assert table.qbittorrent.path_map == (("/dl", "/srv/dl"),)
+
+
+def test_only_the_full_names_make_a_configuration_of_the_environment() -> None:
+    assert set_in_environment({"JELLYBIT_TMDB_API_KEY": "k", "JELLYBIT_CRASH_SEED": "1"}) == []
+    assert set_in_environment({"JELLYBIT_WEB_METRICS": "true"}) == ["web.metrics"]

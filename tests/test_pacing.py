@@ -120,3 +120,21 @@ async def test_healthz_counts_the_failed_ticks_of_each_loop(store: Store) -> Non
         "poller": {"failed_ticks": 2, "failing": True},
         "importer": {"failed_ticks": 0, "failing": False},
     }
+
+
+async def test_another_error_behind_an_outage_is_told_with_its_traceback() -> None:
+    errors: list[Exception] = [UnreachableError("qbittorrent", "refused")] * 2 + [KeyError("x")] * 2
+
+    async def tick() -> None:
+        if errors:
+            raise errors.pop(0)
+
+    loop = Loop("poller", tick, interval=1.0)
+    with capture_logs() as logs:
+        for _ in range(5):
+            await loop.once()
+    assert [(e["event"], e.get("exc_info")) for e in logs] == [
+        ("loop.failing", False),
+        ("loop.failing", True),
+        ("loop.recovered", None),
+    ]

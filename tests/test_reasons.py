@@ -76,3 +76,7 @@ def test_an_unknown_code_is_refused_where_it_is_made() -> None:
 
 def test_a_missing_parameter_stays_visible() -> None:
     assert fill("{a} and {b}", {"a": 1}) == "1 and {b}"
+
+
+def test_an_empty_reason_reads_as_nothing_not_as_the_catalogue_header() -> None:
+    assert reason_text(I18n("en").texts("ru"), text_reason("")) == ""

@@ -60,6 +60,7 @@ class Loop:
         self._failures = 0  # in a row
         self._failed_ticks = 0
         self._failing_since = 0.0
+        self._failing_with: type[Exception] | None = None
 
     def health(self) -> LoopHealth:
         return LoopHealth(self.name, self._failed_ticks, self._failures > 0)
@@ -84,6 +85,10 @@ class Loop:
             self._failed_ticks += 1
             if self._failures == 1:
                 self._failing_since = clock.monotonic()
+            if self._failures == 1 or type(error) is not self._failing_with:
+                # Once per run of failures, and again when another error takes
+                # over (a bug behind an outage must still show its traceback).
+                self._failing_with = type(error)
                 log.warning(
                     "loop.failing",
                     reason=f"{type(error).__name__}: {error}"[:300],

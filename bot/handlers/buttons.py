@@ -12,6 +12,7 @@ answered by the bot's error boundary, ``bot/handlers/errors.py``.
 """
 
 import asyncio
+from html import escape
 
 from aiogram import Router
 from aiogram.exceptions import TelegramAPIError
@@ -69,12 +70,12 @@ async def on_download_action(
 
 
 async def answer_button(query: CallbackQuery, turn: Turn, answer: str) -> None:
-    """The outcome of a press: its answer, or a reply in the chat once the press
-    was answered "working on it"."""
+    """The outcome of a press (plain text): its answer, or a reply in the chat
+    (HTML, so escaped) once the press was answered "working on it"."""
     if not turn.button_answered:
         await query.answer(answer, show_alert=len(answer) > 60)
     elif isinstance(query.message, Message):
-        await turn.reply(Reply(answer, reply_to=query.message.message_id))
+        await turn.reply(Reply(escape(answer, quote=False), reply_to=query.message.message_id))
 
 
 def _fits(action: str, download: Download) -> bool:

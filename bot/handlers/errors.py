@@ -4,6 +4,8 @@ is said in the chat once the press was answered) and refreshes its message; a
 message's refusal is the reply. Other errors are not refusals: the inbox tries
 the update again later."""
 
+from html import escape
+
 from aiogram import Router
 from aiogram.filters import ExceptionTypeFilter
 from aiogram.types import ErrorEvent
@@ -50,10 +52,12 @@ async def on_refusal(event: ErrorEvent, tx: Texts, store: Store, views: Views, t
         if download is not None:
             await refresh(query, tx, store, views, download.id)
     elif message is not None:
-        await turn.reply(Reply(await refusal_text(tx, store, error), reply_to=message.message_id))
+        text = escape(await refusal_text(tx, store, error), quote=False)
+        await turn.reply(Reply(text, reply_to=message.message_id))
 
 
 async def refusal_text(tx: Texts, store: Store, error: AppError) -> str:
+    """What a refusal tells the person, as plain text (escape it for a message)."""
     if isinstance(error, InfohashTakenError):
         owner = await store.downloads.find_download(error.owner_id)
         name = owner.name if owner is not None else error.owner_id

@@ -5,9 +5,12 @@ magnet is ingested, its reply queued and the step recorded together, so after a
 crash or an error the message resumes at the first magnet not yet answered.
 """
 
+from html import escape
+
 from aiogram import Bot, F, Router
 from aiogram.types import Message
 
+from bot.handlers.errors import refusal_text
 from bot.inbox import Turn
 from bot.texts import (
     duplicate_text,
@@ -19,6 +22,7 @@ from bot.texts import (
 from bot.views import Views
 from common.i18n import Texts
 from common.logs import for_download
+from core.errors import AppError
 from core.ids import Id
 from core.magnet import find_magnets, remaining_text
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON
@@ -48,10 +52,16 @@ async def on_text(
     for number, uri in enumerate(magnets, start=1):
         if number <= turn.done_steps:
             continue  # answered before a crash or an error
-        result = await ingest.magnet(uri, source="telegram", chat_id=message.chat.id)
+        last = number == len(magnets)
+        try:
+            result = await ingest.magnet(uri, source="telegram", chat_id=message.chat.id)
+        except AppError as error:  # this magnet's refusal; the message's next ones go on
+            text = escape(await refusal_text(tx, store, error), quote=False)
+            await turn.step(number, [Reply(text, reply_to=message.message_id)], last=last)
+            continue
         result = await _resumed(result, message, store)
         reply, hinted = _answer(message, tx, views, result, hint)
-        await turn.step(number, [reply], hint=hinted, last=number == len(magnets))
+        await turn.step(number, [reply], hint=hinted, last=last)
 
 
 async def on_document(
