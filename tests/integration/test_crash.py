@@ -367,9 +367,12 @@ def check_invariants(
     recorded = Counter(row["message_id"] for row in outbox)
     assert [message_id for message_id, n in recorded.items() if n > 1] == []
     messages = sorted(alice.bot_messages(), key=lambda m: m.message_id)
-    accepted = [call.at for call in tg.calls_to("sendMessage") if call.status == 200]
+    accepted = [call for call in tg.calls_to("sendMessage") if call.status == 200]
     assert len(accepted) == len(messages)  # the k-th accepted sendMessage is the k-th message
-    arrived = {m.message_id: at for m, at in zip(messages, accepted, strict=True)}
+    calls = dict(zip((m.message_id for m in messages), accepted, strict=True))
+    arrived = {message_id: call.at for message_id, call in calls.items()}
+    # As sent: a status message is edited later, so its text now is not what was sent.
+    sent_as = {message_id: call.params.get("text") for message_id, call in calls.items()}
     assert recorded.keys() <= {m.message_id for m in messages}
     unrecorded = [m for m in messages if m.message_id not in recorded]
 
@@ -381,7 +384,8 @@ def check_invariants(
             for r in messages
             if r.message_id > m.message_id
             and r.message_id in recorded
-            and (r.text, r.reply_to_message_id) == (m.text, m.reply_to_message_id)
+            and sent_as[r.message_id] == sent_as[m.message_id]
+            and r.reply_to_message_id == m.reply_to_message_id
         ]
         return (
             any(arrived[m.message_id] <= kill <= arrived[twins[0].message_id] for kill in kills)
