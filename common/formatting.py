@@ -5,7 +5,6 @@ format through here."""
 from datetime import datetime, timedelta
 
 from babel.dates import format_timedelta
-from babel.numbers import format_decimal
 from babel.units import format_unit
 
 from common.i18n import Texts
@@ -15,10 +14,6 @@ from core.states import State
 _UNITS = ("digital-byte", "digital-kilobyte", "digital-megabyte", "digital-gigabyte")
 _LARGEST = "digital-terabyte"
 RECENT = timedelta(days=7)  # older moments read as a date
-
-
-def number_text(tx: Texts, value: float) -> str:
-    return format_decimal(value, locale=tx.language)
 
 
 def size_text(tx: Texts, size: float) -> str:

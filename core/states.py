@@ -55,7 +55,3 @@ def reactivates(from_state: State, to_state: State) -> bool:
     """A terminal download becoming active again: allowed only while no other
     active download owns one of its hashes (the identity guard)."""
     return from_state in TERMINAL and to_state in ACTIVE
-
-
-def is_active(state: State) -> bool:
-    return state in ACTIVE

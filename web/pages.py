@@ -524,19 +524,15 @@ def _kind(text: str | None) -> MediaKind | None:
 
 async def decide(request: web.Request) -> web.StreamResponse:
     """The person picked a candidate. Both ids are parsed before any query."""
-    if parse_id((await request.post()).get("candidate_id")) is None:
+    candidate_id = parse_id((await request.post()).get("candidate_id"))
+    if candidate_id is None:
         return await _not_an_id(request)
-    return await _picked(request)
 
+    async def pick(page: Page, download: Download) -> web.StreamResponse:
+        await page.deps.cases.actions.decide(download.id, candidate_id)
+        raise _card(download.id, done="decide")
 
-async def _pick(page: Page, download: Download) -> web.StreamResponse:
-    candidate_id = parse_id((await page.request.post()).get("candidate_id"))
-    assert candidate_id is not None  # decide parsed it
-    await page.deps.cases.actions.decide(download.id, candidate_id)
-    raise _card(download.id, done="decide")
-
-
-_picked = _with_download(_pick, REVIEW)
+    return await _with_download(pick, REVIEW)(request)
 
 
 async def search_pick(page: Page, download: Download) -> web.StreamResponse:

@@ -49,6 +49,7 @@ class Loop:
         on_recovery: Callable[[int], Awaitable[None]] | None = None,
     ) -> None:
         self.name = name
+        self._log = get_logger(loop=name)
         self._tick = tick
         self._interval: Callable[[], float] = (
             interval if callable(interval) else lambda: float(interval)
@@ -75,7 +76,7 @@ class Loop:
     async def once(self) -> None:
         """One tick, its failure or recovery told (``on_failure``/``on_recovery``
         are the loop's own: the poller tells the person qBittorrent is down)."""
-        log = get_logger(loop=self.name)
+        log = self._log
         started = clock.monotonic()
         try:
             await self._tick()
@@ -117,4 +118,4 @@ class Loop:
         try:
             await hook
         except Exception:  # a hook's failure must not end the loop
-            get_logger(loop=self.name).warning("loop.hook_failed", exc_info=True)
+            self._log.warning("loop.hook_failed", exc_info=True)
