@@ -25,10 +25,12 @@ from bot.views import Views
 from common.i18n import I18n
 from common.logs import get_logger
 from core import clock
+from core.ids import Id
 from core.models import Notification
 from core.notifications import REPLY, SYSTEM
 from store import Store
 from store.inbox import Reply
+from store.telegram import BotMessage
 from worker.pacing import Loop
 
 TICK = 1.0
@@ -48,6 +50,10 @@ class Notifier:
         self.loop = Loop("outbox", self.tick, interval=TICK, wake=self.wake)
         self._sending: set[int] = set()  # chats with a send in flight
         self._tasks: set[asyncio.Task[None]] = set()
+        # The last notification of each chat this process marked sent. A tick's read
+        # can start before a send in flight commits and still see it unsent once
+        # that send's chat is free again: it must not be sent twice.
+        self._done_upto: dict[int, Id] = {}
 
     async def run(self, stop: asyncio.Event) -> None:
         await self.loop.run(stop)
@@ -71,6 +77,8 @@ class Notifier:
             if notification.chat_id is None:
                 await self._store.outbox.fan_out(notification, self._allowed)
                 self.wake.set()
+            elif notification.id <= self._done_upto.get(notification.chat_id, ""):
+                continue  # a stale read: sent since it was taken
             elif notification.chat_id not in self._sending:
                 self._sending.add(notification.chat_id)
                 task = asyncio.create_task(self._chat(notification, notification.chat_id))
@@ -101,7 +109,7 @@ class Notifier:
             else await self._store.downloads.find_download(notification.download_id)
         )
         if download is None and notification.kind not in SYSTEM and notification.kind != REPLY:
-            await self._store.outbox.mark_sent(notification.id, None)  # nothing left to tell
+            await self._mark_sent(notification, None)  # nothing left to tell
             return 0
         tx = self._i18n.texts(await self._store.telegram.chat_language(chat_id))
         try:
@@ -131,12 +139,19 @@ class Notifier:
             return 0
         except (TelegramBadRequest, TelegramForbiddenError) as error:
             # Will never succeed (chat gone, bot blocked): drop it, keep the chat's queue moving.
-            await self._store.outbox.mark_sent(notification.id, None)
+            await self._mark_sent(notification, None)
             log.warning("notification.dropped", reason=str(error))
             return 0
-        await self._store.outbox.mark_sent(notification.id, message.message_id, about)
+        await self._mark_sent(notification, message.message_id, about)
         log.info("notification.sent", kind=notification.kind, chat_id=chat_id)
         return 1
+
+    async def _mark_sent(
+        self, notification: Notification, message_id: int | None, about: BotMessage | None = None
+    ) -> None:
+        await self._store.outbox.mark_sent(notification.id, message_id, about)
+        if notification.chat_id is not None:
+            self._done_upto[notification.chat_id] = notification.id
 
 
 def _reply(notification: Notification, download: object) -> Reply:
