@@ -12,7 +12,12 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import PRODUCTION, TelegramAPIServer
 from aiogram.enums import ParseMode
-from aiogram.exceptions import TelegramAPIError, TelegramNetworkError, TelegramServerError
+from aiogram.exceptions import (
+    ClientDecodeError,
+    TelegramNetworkError,
+    TelegramRetryAfter,
+    TelegramServerError,
+)
 from aiogram.methods import AnswerCallbackQuery, EditMessageText, GetUpdates, SendMessage
 from aiogram.types import (
     InlineKeyboardButton,
@@ -24,19 +29,19 @@ from aiogram.types import (
 from aiohttp import web
 
 from bot.handlers import routers
-from bot.inbox import UpdateInbox
+from bot.inbox import ALLOWED_UPDATES, UpdateInbox
 from bot.links import Links
 from bot.middlewares import AccessMiddleware, LanguageMiddleware
 from bot.notifier import Notifier
-from bot.sender import send
 from bot.status import StatusUpdater
 from bot.views import Views
 from common.i18n import I18n
-from common.logs import get_logger
+from common.logs import external_call, get_logger
 from core.config import TelegramSettings
 from store import Store
 from worker.engine import UseCases
 from worker.pacing import Loop, sleep_until
+from worker.supervisor import Part, Supervisor
 
 WEBHOOK_PATH = "/telegram/webhook"
 REQUEST_TIMEOUT = 30  # seconds; long polling adds its own wait on top
@@ -112,38 +117,43 @@ class TelegramFrontDoor:
         The 200 is answered once the update is stored in the inbox."""
         app.router.add_post(WEBHOOK_PATH, self.inbox.webhook(webhook_secret(web_secret)))
 
-    async def run(self, stop: asyncio.Event, *, public_url: str, web_secret: bytes) -> None:
-        """Receive updates (polling or webhook), handle them from the inbox, and run
-        the status and outbox loops."""
-        warm_up_models()
-        loops = [
-            asyncio.create_task(self.status.run(stop), name="telegram-status"),
-            asyncio.create_task(self.notifier.run(stop), name="telegram-outbox"),
-            asyncio.create_task(self.inbox.run(stop), name="telegram-inbox"),
+    def parts(self, *, public_url: str, web_secret: bytes) -> list[Part]:
+        """What runs in the background, for the supervisor: the receiver (polling, or
+        setting the webhook), the inbox, the outbox and the status updater."""
+        receiver = functools.partial(self._receive, public_url=public_url, web_secret=web_secret)
+        return [
+            Part("telegram", receiver),
+            Part("inbox", self.inbox.run),
+            Part("outbox", self.notifier.run),
+            Part("status", self.status.run),
         ]
+
+    async def run(self, stop: asyncio.Event, *, public_url: str, web_secret: bytes) -> None:
+        """The parts under a supervisor of their own (the composition root runs them
+        beside the worker's under one), then the bot's session closed."""
+        warm_up_models()
         try:
-            if self.settings.mode == "webhook":
-                await self._set_webhook(public_url, web_secret, stop)
-                await stop.wait()
-            else:
-                await self._poll(stop)
+            await Supervisor(self.parts(public_url=public_url, web_secret=web_secret)).run(stop)
         finally:
-            await asyncio.gather(*loops, return_exceptions=True)
-            await self.bot.session.close()
+            await self.close()
 
-    async def _poll(self, stop: asyncio.Event) -> None:
-        delete = functools.partial(self.bot.delete_webhook, drop_pending_updates=False)
-        if not await _until_done("delete_webhook", delete, stop) or stop.is_set():
+    async def close(self) -> None:
+        await self.bot.session.close()
+
+    async def _receive(self, stop: asyncio.Event, *, public_url: str, web_secret: bytes) -> None:
+        if self.settings.mode == "webhook":
+            url = public_url.rstrip("/") + WEBHOOK_PATH
+            secret = webhook_secret(web_secret)
+            set_webhook = functools.partial(
+                self.bot.set_webhook, url, secret_token=secret, allowed_updates=[*ALLOWED_UPDATES]
+            )
+            if await _until_done("set_webhook", set_webhook, stop):
+                get_logger().info("telegram.webhook_set", url=url)
+            await stop.wait()
             return
-        await self.inbox.poll(stop)
-
-    async def _set_webhook(self, public_url: str, web_secret: bytes, stop: asyncio.Event) -> None:
-        url = public_url.rstrip("/") + WEBHOOK_PATH
-        secret = webhook_secret(web_secret)
-        if await _until_done(
-            "set_webhook", lambda: self.bot.set_webhook(url, secret_token=secret), stop
-        ):
-            get_logger().info("telegram.webhook_set", url=url)
+        delete = functools.partial(self.bot.delete_webhook, drop_pending_updates=False)
+        if await _until_done("delete_webhook", delete, stop):
+            await self.inbox.poll(stop)
 
 
 def warm_up_models() -> None:
@@ -194,21 +204,23 @@ def warm_up_models() -> None:
 async def _until_done(
     operation: str, call: Callable[[], Awaitable[object]], stop: asyncio.Event
 ) -> bool:
-    """Telegram may be unreachable at start: try again with backoff until it
-    answers (True) or jellybit stops (False). Logged once, not every try."""
+    """Telegram may be unreachable or busy at start: wait out every 429 (however
+    long) and try again with backoff until it answers (True) or jellybit stops
+    (False); logged once, not every try. A refusal (a bad token, a webhook URL
+    Telegram will not take) raises: the supervisor shows it, `jellybit check` explains."""
     failures = 0
+    log = get_logger()
     while not stop.is_set():
         try:
-            await send(operation, call)
+            async with external_call(log, "telegram", operation):
+                await call()
             return True
-        except (TelegramNetworkError, TelegramServerError) as error:
+        except TelegramRetryAfter as error:
+            log.info("telegram.retry_after", operation=operation, seconds=error.retry_after)
+            await sleep_until(float(error.retry_after), stop)
+        except (TelegramNetworkError, TelegramServerError, ClientDecodeError) as error:
             if failures == 0:
-                get_logger().warning("telegram.unavailable", operation=operation, reason=str(error))
+                log.warning("telegram.unavailable", operation=operation, reason=str(error))
             failures += 1
             await sleep_until(min(2.0 * failures, 30.0), stop)
-        except TelegramAPIError as error:
-            # A refused token or webhook URL will not fix itself: say so loudly,
-            # keep the rest of jellybit running (`jellybit check` explains).
-            get_logger().error("telegram.refused_start", operation=operation, reason=str(error))
-            await stop.wait()
     return False

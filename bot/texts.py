@@ -1,11 +1,13 @@
 """What the bot says, rendered from the domain (every string goes through Texts)."""
 
 import html
+import re
 from collections.abc import Mapping
 
 from common.explain import reason_text
 from common.formatting import duration_text, progress_text
 from common.i18n import Texts, state_labels
+from core.display import without_bidi_controls
 from core.models import Download
 from core.notifications import QBITTORRENT_DOWN
 from core.reasons import Reason
@@ -26,6 +28,8 @@ _STATE_ICON = {
 
 
 NAME_CHARS = 200  # of a torrent's name in a message (the card shows it whole)
+MESSAGE_CHARS = 4096
+_TAGS = re.compile(r"<[^>]*>")
 REASON_CHARS = 600  # of a reason (a layout error names two paths)
 
 
@@ -37,7 +41,18 @@ def display_name(download: Download) -> str:
 
 
 def shorten(text: str, limit: int) -> str:
+    """Text from outside, fit to show: bidi controls dropped, cut to ``limit``."""
+    text = without_bidi_controls(text)
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def fit_message(html_text: str) -> str:
+    """A message's HTML within Telegram's 4 096 characters: every part is shortened
+    where it is made, so this only guards; past the limit it becomes plain text, cut."""
+    plain = html.unescape(_TAGS.sub("", html_text))
+    if len(plain) <= MESSAGE_CHARS:
+        return html_text
+    return html.escape(shorten(plain, MESSAGE_CHARS), quote=False)
 
 
 def state_label(tx: Texts, state: State) -> str:
@@ -54,6 +69,8 @@ def status_text(tx: Texts, download: Download) -> str:
     icon = _STATE_ICON[download.state]
     name = display_name(download)
     head = f"{icon} <b>{html.escape(name, quote=False)}</b>"
+    if download.state == State.ACCEPTED and download.error is not None:
+        return head + "\n⏳ " + _why(tx, download)  # qBittorrent is not answering yet
     if download.state == State.ACCEPTED:
         return (
             head
@@ -95,13 +112,6 @@ def duplicate_text(tx: Texts, download: Download) -> str:
         name=display_name(download),
         state=state_label(tx, download.state),
         percent=round(download.progress * 100),
-    )
-
-
-def queued_text(tx: Texts, download: Download) -> str:
-    return tx(
-        "⏳ qBittorrent is not answering. I saved {name} and will add it as soon as it is back.",
-        name=display_name(download),
     )
 
 

@@ -9,7 +9,7 @@ from aiogram.types import InlineKeyboardMarkup, Message, ReplyParameters
 from bot.keyboards import download_keyboard
 from bot.links import Links
 from bot.sender import is_not_modified, send
-from bot.texts import status_text
+from bot.texts import fit_message, status_text
 from common.i18n import Texts
 from common.logs import for_download
 from core.models import Download
@@ -71,7 +71,7 @@ class Views:
         message = await send(
             "send_message",
             lambda: self.bot.send_message(
-                chat_id, reply.text, reply_markup=markup, reply_parameters=answered
+                chat_id, fit_message(reply.text), reply_markup=markup, reply_parameters=answered
             ),
             max_wait=0,
         )
@@ -96,7 +96,7 @@ class Views:
         shown: str | None,
     ) -> bool:
         """Edit a message to the download's current state; False when it already shows it."""
-        body = status_text(tx, download)
+        body = fit_message(status_text(tx, download))
         markup = download_keyboard(tx, self._links, download, user_id)
         key = shown_key(body, markup)
         if key == shown:

@@ -2,7 +2,7 @@
 the database holds (downloads by state, the outbox, recognitions, the library)
 are read at each scrape instead: ``web/metrics.py``."""
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
@@ -30,5 +30,17 @@ LOOP_FAILED_TICKS = Counter(
     "jellybit_loop_failed_ticks",
     "Ticks of the background loops that failed.",
     ["loop"],
+    registry=REGISTRY,
+)
+PART_RESTARTS = Counter(
+    "jellybit_part_restarts",
+    "Restarts of a long-running part after it failed (worker/supervisor.py).",
+    ["part"],
+    registry=REGISTRY,
+)
+PART_FAILING = Gauge(
+    "jellybit_part_failing",
+    "1 while a long-running part keeps failing, else 0.",
+    ["part"],
     registry=REGISTRY,
 )

@@ -261,9 +261,6 @@ def _as_toml(value: object) -> object:
         return {str(source): str(target) for source, target in value}  # path_map: a table
     if isinstance(value, tuple):
         return [_as_toml(item) for item in value]
-    if isinstance(value, str) and _is_http_url(value) and "@" in urlsplit(value).netloc:
-        parts = urlsplit(value)
-        return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
     return value
 
 
@@ -302,11 +299,21 @@ def toml_literal(value: object) -> str:
     return repr(value)
 
 
+# The user:password@ of anything written like a URL, valid or not ("http//u:p@h"), and
+# of host:port written without a scheme ("admin:pw@nas:8080").
+_CREDENTIALS = re.compile(r"(//|:/*)[^/?#\s@]*@")
+_BARE_CREDENTIALS = re.compile(r"^\s*[^/?#\s@:]+:[^/?#\s@]*@")
+
+
 def _toml_key(key: str) -> str:
     return key if _BARE_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
 
 
 def _shown(key_path: str, value: object) -> str:
+    """A value fit for a problem or check line: secrets hidden, and no URL's user and
+    password (``http://admin:pw@nas:8080`` shows as ``http://nas:8080``)."""
+    if isinstance(value, str):
+        value = _CREDENTIALS.sub(r"\1", _BARE_CREDENTIALS.sub("", value))
     if key_path not in SECRET_KEYS or value == "":
         return toml_literal(value)
     if isinstance(value, str):

@@ -49,6 +49,29 @@ def hashes_of(torrent: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(result)
 
 
+def torrent_ids(hashes: Iterable[str]) -> list[str]:
+    """The ids qBittorrent may know a torrent of these hashes by: a v1 hash as it
+    is, a v2 hash truncated to 40 characters."""
+    return list(dict.fromkeys(h[:40] for h in hashes))
+
+
+def has_metadata(torrent: Mapping[str, Any]) -> bool:
+    """Whether qBittorrent knows the torrent's files (before, it only echoes the magnet)."""
+    if "has_metadata" in torrent:
+        return bool(torrent["has_metadata"])
+    return torrent.get("state") not in METADATA_STATES and int(torrent.get("size") or 0) > 0
+
+
+def contradicts(hashes: Iterable[str], torrent: Mapping[str, Any]) -> bool:
+    """Whether a torrent with its metadata shows that ``hashes`` (a download's, from its
+    magnet) are not all its own: one of them differs from the torrent's hash of that
+    kind, or the torrent has none of that kind (a v1 hash and a v2 hash of two torrents)."""
+    if not has_metadata(torrent) or not (torrent.get("infohash_v1") or torrent.get("infohash_v2")):
+        return False
+    theirs = {len(h): h for h in hashes_of(torrent)}
+    return any(theirs.get(len(h)) != h for h in hashes)
+
+
 def is_complete(torrent: Mapping[str, Any]) -> bool:
     """Judged by the API, never by the files (incomplete files exist at full size)."""
     return float(torrent.get("progress", 0)) >= 1 and torrent.get("state") in UPLOAD_STATES
@@ -99,10 +122,11 @@ class LiveMap:
         self._by_hash: dict[str, str] = {}
         self.synced = False  # at least one full answer seen
 
-    def apply(self, answer: Mapping[str, Any]) -> SyncResult:
+    def apply(self, answer: Mapping[str, Any], *, everything: bool = False) -> SyncResult:
         """Merge an answer. A full one replaces the snapshot, and only torrents that
         are new or differ in a followed field count as changed: a full snapshot costs
-        what changed too (the 5.x listings, the periodic resync)."""
+        what changed too (the 5.x listings, the periodic resync). ``everything``: on a
+        full answer, every torrent counts as changed (the last follow-up failed)."""
         full = bool(answer.get("full_update")) or self.rid == 0
         result = SyncResult(full=full)
         before: dict[str, Torrent] = {}
@@ -120,7 +144,11 @@ class LiveMap:
             self._merge(torrent_id, fields)
             if full:
                 old = before.get(torrent_id)
-                if old is None or any(old.get(k) != fields.get(k) for k in FOLLOWED_FIELDS):
+                if (
+                    everything
+                    or old is None
+                    or any(old.get(k) != fields.get(k) for k in FOLLOWED_FIELDS)
+                ):
                     result.changed.add(torrent_id)
             elif not known or not FOLLOWED_FIELDS.isdisjoint(fields):
                 result.changed.add(torrent_id)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from core.display import BIDI_CONTROLS
 from core.errors import AppError
 from core.reasons import reason
 
@@ -40,8 +41,6 @@ _REPLACEMENTS = str.maketrans(
 )
 _COLON_SEPARATOR = re.compile(r"\s*:\s+")
 _WHITESPACE = re.compile(r"\s+")
-# Bidirectional overrides can make a name display differently from what it is.
-_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # Windows device names: a file called "CON.mkv" cannot be opened over SMB.
 _RESERVED = frozenset(
     {"CON", "PRN", "AUX", "NUL"} | {f"{p}{n}" for p in ("COM", "LPT") for n in range(1, 10)}
@@ -123,7 +122,7 @@ def _clean_char(char: str) -> str:
     category = unicodedata.category(char)
     if category == "Cs":  # a lone surrogate (undecodable bytes) cannot be written as UTF-8
         return "\ufffd"
-    if category == "Cc" or char in _BIDI_CONTROLS:
+    if category == "Cc" or char in BIDI_CONTROLS:
         return " " if char.isspace() else ""  # a tab still separates words
     return char
 

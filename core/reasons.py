@@ -40,6 +40,9 @@ TEMPLATES: Mapping[str, str] = {
     "qbt.no_progress": N_("No progress for {duration}."),
     "qbt.back": N_("The torrent is back in qBittorrent."),
     "qbt.refused": N_("qBittorrent refused the torrent: {detail}"),
+    "qbt.unreachable": N_(
+        "qBittorrent is not answering ({detail}): I will add it as soon as it is back."
+    ),
     # What the person did.
     "person.retry": N_("Retried by you."),
     "person.retry_failed": N_("Retry failed: {detail}"),
@@ -104,7 +107,11 @@ TEMPLATES: Mapping[str, str] = {
     "magnet.bad_btmh": N_("v2 infohash must be 1220 followed by 64 hex characters"),
     "magnet.no_infohash": N_("magnet link has no BitTorrent infohash (xt=urn:btih or urn:btmh)"),
     "magnet.several": N_("magnet link names several torrents: send one link per torrent"),
+    "magnet.mismatched": N_(
+        "the magnet link's v1 and v2 hashes are of two different torrents: send the link of one"
+    ),
     "torrent.too_large": N_("torrent file is larger than 10 MiB"),
+    "torrent.not_fetched": N_("Telegram did not give me the file ({detail})"),
     "torrent.too_deep": N_("torrent file nests deeper than {levels} levels"),
     "torrent.not_bencode": N_("not a torrent file (invalid bencode)"),
     "torrent.not_canonical": N_("torrent file is not in canonical bencode form"),

@@ -33,9 +33,12 @@ MOVES: Mapping[State, frozenset[State]] = {
     State.ACCEPTED: frozenset(
         {State.DOWNLOADING, State.STUCK, State.IMPORTING, State.FAILED, State.REMOVED}
     ),
-    State.DOWNLOADING: frozenset({State.STUCK, State.IMPORTING, State.REMOVED}),
-    # progress again, complete, Retry, cancelled or gone
-    State.STUCK: frozenset({State.DOWNLOADING, State.IMPORTING, State.ACCEPTED, State.REMOVED}),
+    # stalled, complete, refused (its metadata contradicts the magnet), cancelled or gone
+    State.DOWNLOADING: frozenset({State.STUCK, State.IMPORTING, State.FAILED, State.REMOVED}),
+    # progress again, complete, Retry, refused, cancelled or gone
+    State.STUCK: frozenset(
+        {State.DOWNLOADING, State.IMPORTING, State.ACCEPTED, State.FAILED, State.REMOVED}
+    ),
     # a title picked or overrides saved, cancelled
     State.REVIEW: frozenset({State.IMPORTING, State.REMOVED}),
     # asks, laid out, cannot be laid out, cancelled

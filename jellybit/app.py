@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from aiohttp import web
 
-from bot.app import TelegramFrontDoor
+from bot.app import TelegramFrontDoor, warm_up_models
 from bot.links import Links
 from common.i18n import I18n
 from common.logs import get_logger
@@ -19,6 +19,7 @@ from store import Store
 from web import api, metrics, pages
 from web.app import Setup, WebDeps, build_web_app
 from worker.engine import Engine
+from worker.supervisor import Supervisor
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # The first signal stops gracefully within STOP_WITHIN seconds (10 s promised,
@@ -31,6 +32,7 @@ PARTS_STOP_WITHIN = 4.5
 CANCEL_WITHIN = 0.5
 WEB_STOP_WITHIN = 2.0
 STORE_CLOSE_WITHIN = 1.0
+EXIT_PART_FAILED = 3  # a part kept failing: systemd restarts jellybit (Restart=on-failure)
 
 
 class _Signals:
@@ -66,7 +68,9 @@ class _Signals:
 
 
 async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()) -> int:
-    """Run until SIGINT or SIGTERM; the database is already migrated.
+    """Run until SIGINT or SIGTERM (0), or until a part kept failing for
+    ``GIVE_UP_AFTER`` seconds (EXIT_PART_FAILED: systemd starts jellybit anew); the
+    database is already migrated.
 
     ``web_parts`` add routes to the web app (the sandbox's ``/sandbox`` page)."""
     log = get_logger()
@@ -87,6 +91,12 @@ async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()
     i18n = I18n(settings.general.language)
     links = Links(settings.web.public_url, secret)
     telegram = TelegramFrontDoor.build(settings.telegram, store, engine.cases, i18n, links)
+    supervisor = Supervisor(
+        [
+            *engine.parts(),
+            *telegram.parts(public_url=settings.web.public_url, web_secret=secret),
+        ]
+    )
     deps = WebDeps(
         store=store,
         cases=engine.cases,
@@ -95,6 +105,7 @@ async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()
         secret=secret,
         last_poll_age=engine.poller.last_answer_age,
         loops=(*engine.loops, *telegram.loops),
+        parts=supervisor.health,
     )
     app = build_web_app(deps, pages.setup, api.setup, metrics.setup, *web_parts)
     if settings.telegram.mode == "webhook":
@@ -102,24 +113,20 @@ async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=WEB_STOP_WITHIN)
     await runner.setup()
     await web.TCPSite(runner, settings.web.host, settings.web.port).start()
+    warm_up_models()
     log.info(
         "jellybit.started",
         version=version(),
         database=str(settings.database_path),
         web=settings.web.listen,
     )
-    parts = [
-        asyncio.create_task(engine.run(stop), name="engine"),
-        asyncio.create_task(
-            telegram.run(stop, public_url=settings.web.public_url, web_secret=secret),
-            name="telegram",
-        ),
-    ]
+    running = asyncio.create_task(supervisor.run(stop), name="parts")
     late: list[str] = []
     try:
-        await _run_until_stopped(stop, parts, late)
+        await _run_until_stopped(stop, running, supervisor, late)
     finally:
         await runner.cleanup()  # bounded by its shutdown_timeout
+        await _close(engine, telegram, late)
         try:
             async with asyncio.timeout(STORE_CLOSE_WITHIN):
                 await store.close()  # after the write in flight: it holds the writer lock
@@ -132,24 +139,32 @@ async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()
         for signum in SIGNALS:
             loop.remove_signal_handler(signum)
         log.info("jellybit.stopped")
-    for part in parts:
-        if part.done() and not part.cancelled() and (error := part.exception()) is not None:
-            raise error  # a part crashed: not a clean stop
+    if running.done() and not running.cancelled() and running.exception() is not None:
+        log.error("jellybit.exit_part_failed", reason=str(running.exception()))
+        return EXIT_PART_FAILED
     return 0
 
 
 async def _run_until_stopped(
-    stop: asyncio.Event, parts: list[asyncio.Task[None]], late: list[str]
+    stop: asyncio.Event, running: asyncio.Task[None], supervisor: Supervisor, late: list[str]
 ) -> None:
-    """Until ``stop`` or the end of a part (a crash); then every part gets
-    PARTS_STOP_WITHIN seconds to end by itself, and the late ones are cancelled."""
+    """Until ``stop`` or the end of the supervisor (a part gave up); then the parts
+    get PARTS_STOP_WITHIN seconds to end by themselves, and are cancelled if late."""
     stopped = asyncio.create_task(stop.wait())
-    await asyncio.wait([*parts, stopped], return_when=asyncio.FIRST_COMPLETED)
+    await asyncio.wait([running, stopped], return_when=asyncio.FIRST_COMPLETED)
     stop.set()
     stopped.cancel()
-    _, pending = await asyncio.wait(parts, timeout=PARTS_STOP_WITHIN)
-    for part in pending:
-        late.append(part.get_name())
-        part.cancel()
-    if pending:
-        await asyncio.wait(pending, timeout=CANCEL_WITHIN)
+    done, _ = await asyncio.wait([running], timeout=PARTS_STOP_WITHIN)
+    if not done:
+        late.extend(supervisor.running())
+        running.cancel()
+        await asyncio.wait([running], timeout=CANCEL_WITHIN)
+
+
+async def _close(engine: Engine, telegram: TelegramFrontDoor, late: list[str]) -> None:
+    try:
+        async with asyncio.timeout(CANCEL_WITHIN * 2):
+            await telegram.close()
+            await engine.close()
+    except TimeoutError:
+        late.append("clients")

@@ -40,6 +40,7 @@ import string
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from html import escape
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit
@@ -392,6 +393,8 @@ class Message:
     edit_date: int | None = None
     entities: list[Json] = field(default_factory=list)
     document: Document | None = None
+    photo: list[Json] | None = None  # the sizes of a photo a person sent (its text: the caption)
+    link_preview_options: Json | None = None  # as the bot asked for them
     reply_markup: Json | None = field(default=None, repr=False)
 
     @property
@@ -502,6 +505,54 @@ def _check_markup(markup: Any) -> tuple[Json | None, list[list[Button]]]:
     return (markup, buttons) if buttons else (None, [])
 
 
+def _preview_options(p: Params) -> Json | None:
+    """The message's link preview options as Telegram keeps them (the legacy flag
+    ``disable_web_page_preview`` becomes ``is_disabled``)."""
+    options = p.obj("link_preview_options", "link preview options")
+    if isinstance(options, dict):
+        kept = {k: v for k, v in options.items() if k in _PREVIEW_OPTIONS and v is not None}
+        return kept or None
+    if p.flag("disable_web_page_preview"):
+        return {"is_disabled": True}
+    return None
+
+
+_PREVIEW_OPTIONS = (
+    "is_disabled",
+    "url",
+    "prefer_small_media",
+    "prefer_large_media",
+    "show_above_text",
+)
+
+
+@dataclass
+class _Numbers:
+    """The last update id and each chat's last message id, kept in a JSON file."""
+
+    update_id: int = 100_000
+    messages: dict[int, int] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path | None) -> _Numbers:
+        try:
+            data = json.loads(path.read_text()) if path is not None else {}
+            return cls(
+                int(data.get("update_id", 100_000)),
+                {int(k): int(v) for k, v in dict(data.get("messages", {})).items()},
+            )
+        except (OSError, ValueError, TypeError, AttributeError):
+            return cls()
+
+    def save(self, path: Path | None) -> None:
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        scratch = path.with_suffix(".tmp")
+        scratch.write_text(json.dumps({"update_id": self.update_id, "messages": self.messages}))
+        scratch.replace(path)
+
+
 def _button_url_ok(url: Any) -> bool:
     """http(s) with a dotted host (Telegram refuses ``http://localhost:8080``), or tg://."""
     try:
@@ -536,13 +587,17 @@ async def _read_params(request: web.Request) -> dict[str, Any]:
 class BotApiServer:
     """The Bot API at ``base_url`` (127.0.0.1, a free port), for one bot ``token``."""
 
-    def __init__(self, *, token: str, bot_username: str) -> None:
+    def __init__(self, *, token: str, bot_username: str, state: Path | None = None) -> None:
         self.token = token
         self.bot_user = BotUser(int(token.split(":", 1)[0]), bot_username, "jellybit")
         self._chats: dict[int, Chat] = {}
         self._users: dict[int, Person] = {}
         self._updates: list[Json] = []
-        self._update_id = 100_000
+        # Like Telegram, numbers go on across restarts (``state``: where they are kept):
+        # a new run must not hand out update or message ids the bot has seen.
+        self._state = state
+        self._numbers = _Numbers.load(state)
+        self._update_id = self._numbers.update_id
         self._allowed_updates: list[str] = []
         self._changed = asyncio.Event()
         self._poller = 0
@@ -609,9 +664,9 @@ class BotApiServer:
         return person
 
     def _private_chat(self, user_id: int, first_name: str, username: str | None) -> Chat:
-        return self._chats.setdefault(
-            user_id, Chat(user_id, "private", first_name=first_name, username=username)
-        )
+        chat = Chat(user_id, "private", first_name=first_name, username=username)
+        chat.last_message_id = self._numbers.messages.get(user_id, 0)
+        return self._chats.setdefault(user_id, chat)
 
     def _add_message(
         self, chat: Chat, *, sender_id: int, reply_to: int | None = None, **fields: Any
@@ -627,6 +682,8 @@ class BotApiServer:
             **fields,
         )
         chat.messages[message.message_id] = message
+        self._numbers.messages[chat.id] = chat.last_message_id
+        self._numbers.save(self._state)
         return message
 
     def _from_user(self, user: Person, reply_to: Message | None, **fields: Any) -> Message:
@@ -678,6 +735,8 @@ class BotApiServer:
 
     def _queue(self, kind: str, payload: Json) -> None:
         self._update_id += 1
+        self._numbers.update_id = self._update_id
+        self._numbers.save(self._state)
         self._updates.append({"update_id": self._update_id, kind: payload})
         self._notify()
 
@@ -754,13 +813,17 @@ class BotApiServer:
             "chat": chat.to_json(),
             "date": message.date,
         }
-        kind = "caption" if message.document is not None else "text"
+        kind = "caption" if message.document is not None or message.photo else "text"
         if message.document is not None:
             data["document"] = message.document.to_json()
+        if message.photo:
+            data["photo"] = message.photo
         if message.text:
             data[kind] = message.text
         if message.entities:
             data["caption_entities" if kind == "caption" else "entities"] = message.entities
+        if message.link_preview_options is not None:
+            data["link_preview_options"] = message.link_preview_options
         if message.buttons and message.reply_markup is not None:
             data["reply_markup"] = {"inline_keyboard": message.reply_markup["inline_keyboard"]}
         if message.edit_date is not None:
@@ -831,6 +894,7 @@ class BotApiServer:
         message = self._add_message(
             chat, sender_id=self.bot_user.id, reply_to=self._reply_to(chat, p), text=text,
             html=html, entities=parsed, buttons=buttons, reply_markup=markup,
+            link_preview_options=_preview_options(p),
         )  # fmt: skip
         return self._message_json(chat, message)
 
@@ -847,6 +911,7 @@ class BotApiServer:
             raise ApiError(400, NOT_MODIFIED)
         message.text, message.entities, message.html = text, parsed, html
         message.reply_markup, message.buttons = markup, buttons
+        message.link_preview_options = _preview_options(p) or message.link_preview_options
         message.edits += 1
         message.edit_date = clock.now_ms() // 1000
         return self._message_json(chat, message)
@@ -893,19 +958,26 @@ class Person:
         }
         return data | ({"username": self.username} if self.username else {})
 
-    async def send_text(self, text: str, *, reply_to: Message | None = None) -> Message:
-        """Write ``text`` (a ``/command`` gets its bot_command entity); ValueError unless
-        it is 1-4096 characters, as a Telegram client would not send it."""
+    async def send_text(
+        self, text: str, *, reply_to: Message | None = None, entities: list[Json] | None = None
+    ) -> Message:
+        """Write ``text`` (a ``/command`` gets its bot_command entity; ``entities`` adds
+        formatting, a ``text_link`` say); ValueError unless it is 1-4096 characters, as a
+        Telegram client would not send it."""
         if not 1 <= len(text) <= MAX_TEXT:
             raise ValueError("a Telegram client sends 1-4096 characters")
         command = re.match(r"/[A-Za-z0-9_]{1,32}(@[A-Za-z0-9_]+)?", text)
-        entities = (
+        found = (
             [{"type": "bot_command", "offset": 0, "length": _u16(command.group())}]
             if command
             else []
         )
         return self.server._from_user(
-            self, reply_to, text=text, html=escape(text, quote=False), entities=entities
+            self,
+            reply_to,
+            text=text,
+            html=escape(text, quote=False),
+            entities=found + list(entities or []),
         )
 
     async def press(

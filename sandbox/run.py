@@ -53,7 +53,8 @@ async def run_sandbox(data_dir: Path) -> int:
     started: list[QbtInstance] = []
     try:
         qbt, samples = await asyncio.to_thread(_start_qbittorrents, root, started)
-        async with BotApiServer(token=TOKEN, bot_username=BOT_USERNAME) as telegram:
+        state = root / "telegram.json"  # update and message ids go on across restarts
+        async with BotApiServer(token=TOKEN, bot_username=BOT_USERNAME, state=state) as telegram:
             language = _language(os.environ)
             person = telegram.user(PERSON_ID, first_name="Sandbox", language_code=language)
             settings = sandbox_settings(data_dir, qbt, telegram.base_url, language, _web_port())

@@ -1,6 +1,8 @@
-"""The inbox of Telegram updates: stored before they are confirmed, handled step by
-step (docs/resilience.md). A step's replies go into the outbox in the step's own
-transaction, so a step is done exactly when its replies are queued."""
+"""The inbox of Telegram updates: stored as Telegram sent them before they are
+confirmed, handled step by step (docs/resilience.md). A step's replies go into the
+outbox in the step's own transaction, so a step is done exactly when its replies are
+queued. A row has an id of its own (arrival order); a replay is an update whose
+``update_id`` and content were both seen before (migrations/0010_inbox_rows.py)."""
 
 import json
 from collections.abc import Iterable, Sequence
@@ -12,10 +14,12 @@ from core import clock
 from core.ids import Id, new_id
 from core.notifications import REPLY
 from store.db import Database
-from store.rows import fetch_all
+from store.rows import fetch_all, fetch_one
 from store.telegram import insert_hint
 
 KEEP_HANDLED_DAYS = 7
+HANDLED = "handled"
+SET_ASIDE = "set_aside"
 
 
 @dataclass(frozen=True)
@@ -34,13 +38,25 @@ class Reply:
 @dataclass(frozen=True)
 class Received:
     update_id: int
+    digest: str  # core.updates.digest of the body
     chat_id: int | None
     kind: str
-    body: str  # JSON
+    body: str  # JSON, as Telegram sent it
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What ``Inbox.store`` did with a batch: the new rows, the replays it ignored,
+    and the new rows whose ``update_id`` an earlier, different update had."""
+
+    new: list[Received]
+    replays: list[Received]
+    reused_ids: list[Received]
 
 
 @dataclass(frozen=True)
 class Entry:
+    id: Id
     update_id: int
     chat_id: int | None
     kind: str
@@ -54,41 +70,50 @@ class Inbox:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    async def store(self, updates: Sequence[Received]) -> None:
-        """Every update once, in ONE transaction: a replay of a stored one changes
-        nothing. Called before Telegram is told the updates arrived."""
+    async def store(self, updates: Sequence[Received]) -> Stored:
+        """Every update once, in ONE transaction: a replay (same ``update_id``, same
+        digest) changes nothing. Called before Telegram is told the updates arrived."""
+        stored = Stored([], [], [])
         if not updates:
-            return
+            return stored
         now = clock.now()
         async with self._db.write() as conn:
-            await conn.executemany(
-                """INSERT OR IGNORE INTO inbox (update_id, chat_id, kind, body,
-                    next_attempt_at, received_at)
-                VALUES (:update_id, :chat_id, :kind, :body, :now, :now)""",
-                [{**u.__dict__, "now": now} for u in updates],
-            )
+            for update in updates:
+                seen = await fetch_all(
+                    conn,
+                    "SELECT digest FROM inbox WHERE update_id = :update_id",
+                    {"update_id": update.update_id},
+                )
+                digests = {row["digest"] for row in seen}
+                if update.digest in digests:
+                    stored.replays.append(update)
+                    continue
+                if digests:
+                    stored.reused_ids.append(update)
+                await conn.execute(
+                    """INSERT INTO inbox (id, update_id, digest, chat_id, kind, body,
+                        next_attempt_at, received_at)
+                    VALUES (:id, :update_id, :digest, :chat_id, :kind, :body, :now, :now)""",
+                    {**update.__dict__, "id": new_id(), "now": now},
+                )
+                stored.new.append(update)
+        return stored
 
     async def pending(self, now: str, limit: int = 200) -> list[Entry]:
-        """Unhandled updates whose next try is due, oldest first. A chat's message
-        waits while an earlier one of that chat waits for its retry (a chat's
-        messages are handled in order); button presses wait for nothing."""
+        """Unhandled updates whose next try is due, in order of arrival. One that
+        waits for its retry holds up nothing: the chat's later updates go on."""
         rows = await fetch_all(
             self._db.reader,
-            """SELECT update_id, chat_id, kind, body, done_steps, attempts, received_at
-            FROM inbox AS i WHERE handled_at IS NULL AND next_attempt_at <= :now
-              AND (kind = 'callback_query' OR NOT EXISTS (
-                SELECT 1 FROM inbox AS e
-                WHERE e.handled_at IS NULL AND e.chat_id IS i.chat_id
-                  AND e.kind != 'callback_query' AND e.update_id < i.update_id
-                  AND e.next_attempt_at > :now))
-            ORDER BY update_id LIMIT :limit""",
+            """SELECT id, update_id, chat_id, kind, body, done_steps, attempts, received_at
+            FROM inbox WHERE handled_at IS NULL AND next_attempt_at <= :now
+            ORDER BY id LIMIT :limit""",
             {"now": now, "limit": limit},
         )
         return [Entry(**dict(row)) for row in rows]
 
     async def step_done(
         self,
-        update_id: int,
+        entry_id: Id,
         chat_id: int,
         steps: int,
         replies: Iterable[Reply],
@@ -98,6 +123,25 @@ class Inbox:
     ) -> None:
         """``steps`` steps of the update are done: its replies are queued (and a hint
         stored) in the same transaction; ``handled``: that was the last step."""
+        await self._finish(entry_id, chat_id, steps, replies, hint, HANDLED if handled else None)
+
+    async def set_aside(
+        self, entry_id: Id, chat_id: int, steps: int, replies: Iterable[Reply], error: str
+    ) -> None:
+        """The update is given up on (it cannot be parsed, or kept failing): its
+        apology queued in the same transaction; it is never tried again."""
+        await self._finish(entry_id, chat_id, steps, replies, None, SET_ASIDE, error)
+
+    async def _finish(
+        self,
+        entry_id: Id,
+        chat_id: int,
+        steps: int,
+        replies: Iterable[Reply],
+        hint: tuple[Id, str] | None,
+        outcome: str | None,
+        error: str | None = None,
+    ) -> None:
         now = clock.now()
         async with self._db.write() as conn:
             for reply in replies:
@@ -106,25 +150,42 @@ class Inbox:
                 await insert_hint(conn, *hint)
             await conn.execute(
                 """UPDATE inbox SET done_steps = max(done_steps, :steps),
-                    handled_at = CASE WHEN :handled THEN :now ELSE handled_at END
-                WHERE update_id = :update_id""",
-                {"update_id": update_id, "steps": steps, "handled": int(handled), "now": now},
+                    handled_at = CASE WHEN :outcome IS NULL THEN handled_at ELSE :now END,
+                    outcome = coalesce(:outcome, outcome),
+                    last_error = coalesce(:error, last_error)
+                WHERE id = :id""",
+                {
+                    "id": entry_id,
+                    "steps": steps,
+                    "outcome": outcome,
+                    "now": now,
+                    "error": None if error is None else error[:500],
+                },
             )
 
-    async def handled(self, update_id: int) -> None:
+    async def handled(self, entry_id: Id) -> None:
         async with self._db.write() as conn:
             await conn.execute(
-                "UPDATE inbox SET handled_at = :now WHERE update_id = :id AND handled_at IS NULL",
-                {"id": update_id, "now": clock.now()},
+                """UPDATE inbox SET handled_at = :now, outcome = :handled
+                WHERE id = :id AND handled_at IS NULL""",
+                {"id": entry_id, "now": clock.now(), "handled": HANDLED},
             )
 
-    async def failed(self, update_id: int, error: str, next_attempt_at: str) -> None:
+    async def failed(self, entry_id: Id, error: str, next_attempt_at: str) -> None:
         async with self._db.write() as conn:
             await conn.execute(
                 """UPDATE inbox SET attempts = attempts + 1, last_error = :error,
-                    next_attempt_at = :next WHERE update_id = :id""",
-                {"id": update_id, "error": error[:500], "next": next_attempt_at},
+                    next_attempt_at = :next WHERE id = :id""",
+                {"id": entry_id, "error": error[:500], "next": next_attempt_at},
             )
+
+    async def set_aside_count(self) -> int:
+        row = await fetch_one(
+            self._db.reader,
+            "SELECT count(*) AS n FROM inbox WHERE outcome = :set_aside",
+            {"set_aside": SET_ASIDE},
+        )
+        return 0 if row is None else int(row["n"])
 
     async def purge(self, before: str) -> None:
         """Handled updates older than ``before`` go (a replay that old is not kept by

@@ -2,20 +2,17 @@
 poll-tick transitions and add attempts. Identity guards live in downloads.py."""
 
 from collections.abc import Iterable, Sequence
-from datetime import timedelta
 
 from core import clock
 from core.errors import InfohashTakenError, InvalidTransitionError
 from core.ids import Id
 from core.models import Download, SnapshotChange
+from core.reasons import Reason
 from core.states import State
 from store import transitions
 from store.db import Database
 from store.download_rows import ACTIVE_JSON, DOWNLOAD_COLUMNS, load_downloads, with_hashes
 from store.rows import fetch_all, fetch_one, json_list
-
-# An ingest adds right after it commits; the re-add loop leaves it this long.
-INGEST_GRACE = timedelta(seconds=30)
 
 # Columns a poll tick may write; SET clauses are built only from these names.
 SNAPSHOT_COLUMNS = frozenset(
@@ -78,18 +75,17 @@ class Tracking:
         )
         return await with_hashes(self._db.reader, rows)
 
-    async def list_due_for_add(self, now: str) -> list[Download]:
-        """Accepted downloads to (re)add to qBittorrent: their next try is due, or
-        no try was recorded and the ingest that made them is long over (the
-        process died between commit and add)."""
-        grace_start = clock.shifted(-INGEST_GRACE, now)
+    async def list_due_for_add(self, now: str, *, waiting: bool = False) -> list[Download]:
+        """Accepted downloads to add to qBittorrent, oldest first: new ones (no try
+        yet), those whose next try is due, and with ``waiting`` (qBittorrent is back)
+        those that wait for it, whenever their next try was."""
         rows = await fetch_all(
             self._db.reader,
             f"""SELECT {DOWNLOAD_COLUMNS} FROM download
-            WHERE state = 'accepted'
-              AND (next_add_at <= :now OR (next_add_at IS NULL AND created_at <= :grace_start))
+            WHERE state = 'accepted' AND (next_add_at IS NULL OR next_add_at <= :now
+              OR (:waiting AND error IS NOT NULL))
             ORDER BY id""",
-            {"now": now, "grace_start": grace_start},
+            {"now": now, "waiting": int(waiting)},
         )
         return await with_hashes(self._db.reader, rows)
 
@@ -134,13 +130,21 @@ class Tracking:
                 applied.append(change)
         return applied
 
-    async def record_add_attempt(self, download_id: Id, *, next_add_at: str | None) -> None:
-        """An add to qBittorrent was tried; the next try is due at ``next_add_at``."""
+    async def record_add_attempt(
+        self, download_id: Id, *, next_add_at: str | None, waiting: Reason | None = None
+    ) -> None:
+        """An add to qBittorrent was tried; the next try is due at ``next_add_at``.
+        ``waiting``: why it is not in qBittorrent yet (shown while it is accepted)."""
         async with self._db.write() as conn:
             await conn.execute(
-                """UPDATE download SET add_attempts = add_attempts + 1, next_add_at = :next
-                WHERE id = :id""",
-                {"id": download_id, "next": next_add_at},
+                """UPDATE download SET add_attempts = add_attempts + 1, next_add_at = :next,
+                    error = :waiting
+                WHERE id = :id AND state = 'accepted'""",
+                {
+                    "id": download_id,
+                    "next": next_add_at,
+                    "waiting": None if waiting is None else waiting.dumps(),
+                },
             )
 
     async def torrent_file(self, download_id: Id) -> bytes | None:

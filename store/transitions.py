@@ -9,6 +9,7 @@ the unique index).
 """
 
 from collections.abc import Iterable
+from datetime import timedelta
 
 import aiosqlite
 
@@ -22,9 +23,14 @@ from store.download_rows import ACTIVE_JSON, current_state
 from store.outbox import enqueue
 from store.rows import fetch_all
 
+# A download moved into accepted (a retry) is added by whoever moved it: the adder's
+# loop leaves it alone for ADD_GRACE (a download created accepted is due at once).
+ADD_GRACE = timedelta(seconds=60)
+
 _MOVE_SQL = """
     UPDATE download SET state = :to_state, updated_at = :now,
-        error = CASE WHEN :trouble THEN :reason ELSE NULL END
+        error = CASE WHEN :trouble THEN :reason ELSE NULL END,
+        next_add_at = CASE WHEN :to_state = 'accepted' THEN :add_after ELSE next_add_at END
     WHERE id = :id AND state = :from_state
 """
 
@@ -74,6 +80,7 @@ async def move(
         "reason": reason.dumps(),
         "trouble": to_state in TROUBLE,
         "now": clock.now(),
+        "add_after": clock.shifted(ADD_GRACE),
         "active": ACTIVE_JSON,
     }
     sql = _MOVE_SQL + _NO_OTHER_ACTIVE_OWNER if guarded else _MOVE_SQL

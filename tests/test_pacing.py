@@ -119,6 +119,7 @@ async def test_healthz_counts_the_failed_ticks_of_each_loop(store: Store) -> Non
     assert body["loops"] == {
         "poller": {"failed_ticks": 2, "failing": True},
         "importer": {"failed_ticks": 0, "failing": False},
+        "adder": {"failed_ticks": 0, "failing": False},
     }
 
 

@@ -18,7 +18,7 @@ PARENT = """
 import asyncio, os, sys
 from worker.cpu import CpuPool
 async def main():
-    print(await CpuPool(workers=1).run(os.getpid), flush=True)
+    print(await CpuPool(workers=1).call(os.getpid), flush=True)
     sys.stdin.read()
 asyncio.run(main())
 """

@@ -296,13 +296,10 @@ async def _read_part(part: BodyPartReader, limit: int) -> bytes:
 
 def _ingest_response(result: IngestResult) -> web.Response:
     if isinstance(result, Rejected):
-        download = None if result.download is None else wire.Download.of(result.download)
         why = result.reason.english()
-        rejected = wire.RejectedError(code="rejected", message=why, reason=why, download=download)
-        raise ApiError(422, rejected)
+        raise ApiError(422, wire.RejectedError(code="rejected", message=why, reason=why))
     body = wire.CreateResult(
         result="created" if isinstance(result, Created) else "duplicate",
-        queued=isinstance(result, Created) and result.queued,
         download=wire.Download.of(result.download),
     )
     return _answer(body, 201)

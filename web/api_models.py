@@ -146,10 +146,8 @@ class DownloadPage(_Body):
 
 class CreateResult(_Body):
     result: Literal["created", "duplicate"] = Field(
-        description="duplicate: an active download already has one of the hashes"
-    )
-    queued: bool = Field(
-        description="qBittorrent is unreachable; the torrent is added when it is back"
+        description="created: accepted, added to qBittorrent in the background (follow its "
+        "state); duplicate: an active download already has one of the hashes"
     )
     download: Download
 
@@ -173,9 +171,6 @@ class ConflictError(Error):
 class RejectedError(Error):
     code: Literal["rejected"]
     reason: str | SkipJsonSchema[None] = _optional("why the input was refused")
-    download: Download | SkipJsonSchema[None] = _optional(
-        "the failed download, when qBittorrent refused the torrent"
-    )
 
 
 # --- request bodies -----------------------------------------------------------------------

@@ -12,6 +12,7 @@ from core.config import Settings
 from store import Store
 from worker.engine import UseCases
 from worker.pacing import Loop
+from worker.supervisor import PartHealth
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class WebDeps:
     secret: bytes  # signs bot links, sessions and CSRF tokens
     last_poll_age: Callable[[], float | None] = lambda: None  # seconds since qBittorrent answered
     loops: tuple[Loop, ...] = ()  # the background loops, for /healthz
+    parts: Callable[[], list[PartHealth]] = list  # the supervisor's view of each part
 
 
 DEPS = web.AppKey("deps", WebDeps)
@@ -45,13 +47,24 @@ async def healthz(request: web.Request) -> web.Response:
         health.name: {"failed_ticks": health.failed_ticks, "failing": health.failing}
         for health in (loop.health() for loop in deps.loops)
     }
+    parts = {
+        health.name: {
+            "failing": health.failing,
+            "since": health.since,
+            "restarts": health.restarts,
+            "reason": health.reason,
+        }
+        for health in deps.parts()
+    }
+    ok = database and not any(part["failing"] for part in parts.values())
     body = {
-        "ok": database,
+        "ok": ok,
         "database": database,
         "qbittorrent_last_poll_age_s": age,
+        "parts": parts,
         "loops": loops,
     }
-    return web.json_response(body, status=200 if database else 503)
+    return web.json_response(body, status=200 if ok else 503)
 
 
 def build_web_app(deps: WebDeps | None = None, *parts: Setup) -> web.Application:

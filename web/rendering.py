@@ -13,8 +13,10 @@ import jinja2
 from aiohttp import web
 from jinja2.ext import Extension
 from jinja2.lexer import Token, TokenStream
+from markupsafe import Markup
 
 from common.i18n import LANGUAGES, I18n, Texts
+from core.display import without_bidi_controls
 
 
 class TranslatedLiterals(Extension):
@@ -36,6 +38,15 @@ class TranslatedLiterals(Extension):
             at += 1
 
 
+def _shown(value: object) -> object:
+    """Every value a page shows, without bidi controls (names come from outside)."""
+    if isinstance(value, Markup):
+        return Markup(without_bidi_controls(value))
+    if isinstance(value, str):
+        return without_bidi_controls(value)
+    return value
+
+
 def _env_key(language: str) -> web.AppKey[jinja2.Environment]:
     return web.AppKey(f"jinja2_environment_{language}", jinja2.Environment)
 
@@ -55,6 +66,7 @@ def setup(app: web.Application, i18n: I18n, loader: jinja2.BaseLoader) -> None:
             undefined=jinja2.StrictUndefined,
             default_helpers=False,
             extensions=[TranslatedLiterals],
+            finalize=_shown,
         )
         env.extend(translate=i18n.texts(language).plain)
 

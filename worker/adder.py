@@ -1,26 +1,36 @@
-"""Adding a download's torrent to qBittorrent: used by ingest, the re-add loop
-and retry. Unreachable: stays accepted and is retried with backoff. Refused
-(``Fails.``) while the torrent is not there: the download fails with the reason."""
+"""Adding a download's torrent to qBittorrent, in the background.
 
+A new download is committed in the accepted state and added here, by the
+``adder`` loop, never by the step that answered the person: nothing a chat waits
+for waits on qBittorrent. Unreachable: it stays accepted, the reason is shown on
+its status message, and it is tried again with backoff (and at once when the
+poller sees qBittorrent back). Refused while the torrent is not there (looked up
+by every hash first): the download fails with the reason and the chat is told.
+A retry adds by itself (``add``), waited for by the person's action.
+"""
+
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
 
 from common.logs import for_download
 from core import clock
-from core.errors import AuthFailedError, RejectedError, UnreachableError
-from core.live import hashes_of
+from core.errors import AuthFailedError, ExternalError, RejectedError, UnreachableError
+from core.ids import Id
+from core.live import hashes_of, torrent_ids
 from core.magnet import magnet_uri
 from core.models import Download
 from core.reasons import reason
 from core.states import State
 from store import Store
-from worker.qbt import QbtClient
+from store.transitions import ADD_GRACE
+from worker.pacing import Loop
+from worker.qbt import SYSTEM, QbtClient
 
-# After a successful add the poller should see the torrent within this time;
-# if it does not, the download is added again.
-ADDED_GRACE = timedelta(seconds=60)
 MAX_BACKOFF = 300.0
+TICK = 5.0  # seconds between looks at what is due (woken at once by ingest)
 
 AddOutcome = Literal["added", "queued", "failed"]
 
@@ -40,29 +50,61 @@ class TorrentAdder:
     def __init__(self, store: Store, qbt: QbtClient) -> None:
         self._store = store
         self._qbt = qbt
+        self.wake = asyncio.Event()
+        # Whether the poller already sees a torrent with these hashes (set by the
+        # engine): such a download is the poller's to move, not to add again.
+        self.present: Callable[[tuple[str, ...]], bool] = lambda hashes: False
+        self.loop = Loop("adder", self.tick, interval=TICK, wake=self.wake)
+        self._in_flight: dict[Id, asyncio.Future[AddResult]] = {}
+        self._back = False  # qBittorrent answers again: what waits for it goes now
+
+    def qbittorrent_back(self) -> None:
+        self._back = True
+        self.wake.set()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        await self.loop.run(stop)
+
+    async def tick(self) -> None:
+        """Add what is due, oldest first; stop at the first that finds qBittorrent
+        unreachable (the rest would only wait as long)."""
+        waiting, self._back = self._back, False
+        for download in await self._store.tracking.list_due_for_add(clock.now(), waiting=waiting):
+            if self.present(download.hash_values()):
+                continue
+            if (await self.add(download, announce=True)).outcome == "queued":
+                return
 
     async def add(
         self, download: Download, *, fail_on_reject: bool = True, announce: bool = False
     ) -> AddResult:
-        """Add the download's torrent (its kept .torrent, else a magnet).
+        """Add the download's torrent (its kept .torrent, else a magnet); a second
+        call for a download being added waits for the first one's result.
 
         ``fail_on_reject=False`` leaves the state to the caller (retry rolls back);
-        ``announce`` tells the chat about a refusal (a background re-add: nobody
-        is waiting for an answer).
+        ``announce`` tells the chat about a refusal (a background add: nobody is
+        waiting for an answer).
         """
+        running = self._in_flight.get(download.id)
+        if running is not None:
+            return await asyncio.shield(running)
+        future = asyncio.ensure_future(self._add(download, fail_on_reject, announce))
+        self._in_flight[download.id] = future
+        future.add_done_callback(lambda _: self._in_flight.pop(download.id, None))
+        return await asyncio.shield(future)
+
+    async def _add(self, download: Download, fail_on_reject: bool, announce: bool) -> AddResult:
         log = for_download(download.id)
         try:
             await self._send(download)
         except (UnreachableError, AuthFailedError) as error:
-            delay = backoff_seconds(download.add_attempts)
-            await self._store.tracking.record_add_attempt(
-                download.id, next_add_at=clock.shifted(timedelta(seconds=delay))
-            )
-            log.warning("download.add_queued", reason=str(error), retry_in_s=delay)
-            return AddResult("queued", str(error))
+            return await self._queued(download, error)
         except RejectedError as error:
-            if await self._already_there(download):
+            there = await self._already_there(download)
+            if there:
                 return await self._added(download)
+            if there is None:  # the lookup found qBittorrent away: nothing is decided
+                return await self._queued(download, UnreachableError(SYSTEM, error.detail))
             if fail_on_reject:
                 await self._store.downloads.move(
                     download.id,
@@ -74,6 +116,18 @@ class TorrentAdder:
             log.warning("download.add_refused", reason=error.detail)
             return AddResult("failed", error.detail)
         return await self._added(download)
+
+    async def _queued(self, download: Download, error: ExternalError) -> AddResult:
+        delay = backoff_seconds(download.add_attempts)
+        await self._store.tracking.record_add_attempt(
+            download.id,
+            next_add_at=clock.shifted(timedelta(seconds=delay)),
+            waiting=reason("qbt.unreachable", detail=error.detail),
+        )
+        for_download(download.id).warning(
+            "download.add_queued", reason=str(error), retry_in_s=delay
+        )
+        return AddResult("queued", str(error))
 
     async def _send(self, download: Download) -> None:
         log = for_download(download.id)
@@ -87,16 +141,22 @@ class TorrentAdder:
 
     async def _added(self, download: Download) -> AddResult:
         await self._store.tracking.record_add_attempt(
-            download.id, next_add_at=clock.shifted(ADDED_GRACE)
+            download.id, next_add_at=clock.shifted(ADD_GRACE)
         )
         for_download(download.id).info("download.added_to_qbittorrent")
         return AddResult("added")
 
-    async def _already_there(self, download: Download) -> bool:
-        """qBittorrent also answers ``Fails.`` to a torrent it already has."""
+    async def _already_there(self, download: Download) -> bool | None:
+        """qBittorrent also refuses a torrent it already has: look for it by every
+        hash the download has — by the torrent ids they make (qBittorrent's own lookup
+        knows a torrent only by its id), then in the whole listing (a hybrid added by
+        its v1 hash is listed under its v2's id). None: qBittorrent did not answer."""
+        mine = download.hash_values()
         try:
-            torrents = await self._qbt.list_torrents()
-        except (UnreachableError, AuthFailedError, RejectedError):
-            return False
-        mine = set(download.hash_values())
-        return any(mine.intersection(hashes_of(t)) for t in torrents)
+            for torrent_id in torrent_ids(mine):
+                if await self._qbt.has_torrent(torrent_id):
+                    return True
+            listed = await self._qbt.list_torrents()
+        except ExternalError:
+            return None
+        return any(set(mine).intersection(hashes_of(t)) for t in listed)

@@ -8,15 +8,22 @@ forked: the parent has threads (SQLite, qBittorrent) mid-call. They end by
 themselves when jellybit dies without shutting them down (SIGKILL, OOM): each
 holds both ends of its own task pipe, so it would otherwise wait for work
 forever, and keep the resource tracker alive with it.
+
+A worker that dies (killed, out of memory) breaks the whole executor: every later
+call would fail. ``run`` (the part the supervisor keeps) then ends with the error,
+and the supervisor's restart makes a new pool; the call that met the broken pool
+fails (its caller tries again later, as after any error).
 """
 
 import asyncio
 import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import TypeVar
 
+from worker.pacing import sleep_until
 from worker.parent import exit_with_parent
 
 WORKERS = 2  # both cores: two downloads are parsed at once
@@ -27,16 +34,35 @@ T = TypeVar("T")
 class CpuPool:
     def __init__(self, workers: int = WORKERS) -> None:
         self.workers = workers
-        self._pool = ProcessPoolExecutor(
-            max_workers=workers,
+        self._pool = self._new_pool()
+        self._broken = asyncio.Event()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
             mp_context=get_context("spawn"),
             initializer=exit_with_parent,
             initargs=(os.getpid(),),
         )
 
-    async def run(self, function: Callable[..., T], *args: object) -> T:
+    async def call(self, function: Callable[..., T], *args: object) -> T:
         """``function(*args)`` in a worker process; both must pickle."""
-        return await asyncio.get_running_loop().run_in_executor(self._pool, function, *args)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, function, *args)
+        except BrokenProcessPool:
+            self._broken.set()
+            raise
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """The supervisor's part: a broken pool ends it with the error; the next run
+        (its restart) starts a new pool."""
+        if self._broken.is_set():
+            old, self._pool = self._pool, self._new_pool()
+            self._broken.clear()
+            await asyncio.to_thread(old.shutdown, wait=False, cancel_futures=True)
+        await sleep_until(None, stop, self._broken)
+        if self._broken.is_set():
+            raise BrokenProcessPool("a CPU worker process died")
 
     async def close(self) -> None:
         await asyncio.to_thread(self._pool.shutdown, wait=True, cancel_futures=True)

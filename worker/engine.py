@@ -18,6 +18,7 @@ from worker.pacing import Loop
 from worker.poller import FULL_RESYNC_EVERY, Poller
 from worker.qbt import QbtClient
 from worker.recognition import Recognizer
+from worker.supervisor import Part, Supervisor
 from worker.tmdb import TmdbClient
 
 
@@ -34,6 +35,7 @@ class UseCases:
 @dataclass
 class Engine:
     qbt: QbtClient
+    adder: TorrentAdder
     poller: Poller
     cases: UseCases
     importer: Importer
@@ -72,11 +74,13 @@ class Engine:
         recognizer = Recognizer(store, qbt, poller, metadata, tmdb, cpu)
         importer = Importer(store, recognizer, library or LibrarySettings(), jellyfin_client)
         poller.on_complete = importer.wake.set
+        adder.present = poller.knows
         return cls(
             qbt=qbt,
+            adder=adder,
             poller=poller,
             cases=UseCases(
-                ingest=Ingest(store, adder, poller.wake.set, cpu),
+                ingest=Ingest(store, adder.wake.set, cpu),
                 actions=Actions(store, qbt, adder, poller, importer.wake.set, tmdb),
                 titles=TitleSearch(tmdb),
             ),
@@ -88,11 +92,22 @@ class Engine:
 
     @property
     def loops(self) -> tuple[Loop, ...]:
-        return (self.poller.loop, self.importer.loop)
+        return (self.poller.loop, self.importer.loop, self.adder.loop)
+
+    def parts(self) -> list[Part]:
+        """What runs in the background, for the supervisor."""
+        return [
+            Part("poller", self.poller.run),
+            Part("importer", self.importer.run),
+            Part("adder", self.adder.run),
+            Part("cpu", self.cpu.run),
+        ]
 
     async def run(self, stop: asyncio.Event) -> None:
+        """The parts under a supervisor of their own (the composition root runs them
+        beside the bot's under one), then closed."""
         try:
-            await asyncio.gather(self.poller.run(stop), self.importer.run(stop))
+            await Supervisor(self.parts()).run(stop)
         finally:
             await self.close()
 

@@ -4,7 +4,8 @@ bot's inbox, outbox and status updater), and waiting until a timeout or an event
 A loop ticks every ``interval`` seconds, or at once when woken. A failing tick is
 logged once, with its error and traceback, as ``loop.failing``; the loop keeps
 ticking, waiting longer each time (``interval`` doubled per failure, at most
-``max_backoff``), and says ``loop.recovered`` once when a tick succeeds again.
+``max_backoff``; a cheap ``probe`` cuts the wait short when the other side answers
+again), and says ``loop.recovered`` once when a tick succeeds again.
 ``/healthz`` shows each loop's failed ticks and whether it is failing now.
 """
 
@@ -20,7 +21,8 @@ from core.errors import AppError
 MAX_BACKOFF = 60.0
 
 
-async def sleep_until(seconds: float, *events: asyncio.Event) -> None:
+async def sleep_until(seconds: float | None, *events: asyncio.Event) -> None:
+    """Until ``seconds`` pass (None: forever) or one of ``events`` is set."""
     waits = [asyncio.create_task(event.wait()) for event in events]
     try:
         await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
@@ -47,6 +49,7 @@ class Loop:
         max_backoff: float = MAX_BACKOFF,
         on_failure: Callable[[Exception, int], Awaitable[None]] | None = None,
         on_recovery: Callable[[int], Awaitable[None]] | None = None,
+        probe: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
         self.name = name
         self._log = get_logger(loop=name)
@@ -58,6 +61,7 @@ class Loop:
         self._max_backoff = max_backoff
         self._on_failure = on_failure
         self._on_recovery = on_recovery
+        self._probe = probe
         self._failures = 0  # in a row
         self._failed_ticks = 0
         self._failing_since = 0.0
@@ -70,8 +74,32 @@ class Loop:
         """Tick until ``stop``; never ends on an error."""
         while not stop.is_set():
             await self.once()
-            await sleep_until(self._delay(), stop, self.wake)
+            await self._wait(stop)
             self.wake.clear()
+
+    async def _wait(self, stop: asyncio.Event) -> None:
+        """The interval, or the backoff after a failure. While backing off, a loop
+        with a ``probe`` asks it every interval whether the other side answers
+        again, and ticks as soon as it does: recovery is seen within an interval."""
+        delay = self._delay()
+        if not self._failures or self._probe is None:
+            await sleep_until(delay, stop, self.wake)
+            return
+        deadline = clock.monotonic() + delay
+        while not stop.is_set() and not self.wake.is_set():
+            step = min(self._interval(), deadline - clock.monotonic())
+            if step <= 0:
+                return
+            await sleep_until(step, stop, self.wake)
+            if await self._probe_answers():
+                return
+
+    async def _probe_answers(self) -> bool:
+        assert self._probe is not None
+        try:
+            return await self._probe()
+        except Exception:  # a probe that fails says "not yet"
+            return False
 
     async def once(self) -> None:
         """One tick, its failure or recovery told (``on_failure``/``on_recovery``

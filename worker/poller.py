@@ -28,6 +28,7 @@ from core.live import (
     LiveMap,
     SyncResult,
     Torrent,
+    contradicts,
     hashes_of,
     is_broken,
     is_complete,
@@ -75,6 +76,7 @@ class Poller:
         self._last_full = -float("inf")
         self._last_answer: float | None = None
         self._resync_now = False
+        self._refollow = False  # a tick failed while following: the next full one follows all
         self._tick_lock = asyncio.Lock()
         self._log = get_logger()
         self._server: Server | None = None  # asked again after every outage
@@ -90,6 +92,7 @@ class Poller:
             wake=self.wake,
             on_failure=self._failed,
             on_recovery=self._recovered,
+            probe=qbt.answers,
         )
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -108,6 +111,7 @@ class Poller:
             self._announced = True
 
     async def _recovered(self, failures: int) -> None:
+        self._adder.qbittorrent_back()  # what waited for it goes now
         if self._announced and self._down_since is not None:
             seconds = round(clock.monotonic() - self._down_since)
             await self._store.outbox.announce(QBITTORRENT_BACK, {"seconds": seconds})
@@ -118,11 +122,18 @@ class Poller:
         async with self._tick_lock:
             answer = await self._answer()
             self._last_answer = clock.monotonic()
-            result = self.live.apply(answer)
+            result = self.live.apply(answer, everything=self._refollow)
             if result.full:
                 self._last_full = clock.monotonic()
-                self._resync_now = False
-            await self._follow(result)
+                self._resync_now = self._refollow = False
+            try:
+                await self._follow(result)
+            except Exception:
+                # The live map holds this answer now, so what it did not write would be
+                # followed only once a followed field changes again (never, for a torrent
+                # that waits for peers): the next tick is a full one that follows all.
+                self._resync_now = self._refollow = True
+                raise
             return result
 
     async def _answer(self) -> dict[str, Any]:
@@ -147,6 +158,10 @@ class Poller:
             return True
         return not self.live.synced or await self._qbt.count() != len(self.live.torrents)
 
+    def knows(self, hashes: tuple[str, ...]) -> bool:
+        """Whether qBittorrent has a torrent with any of ``hashes`` (as last polled)."""
+        return self.live.synced and self.live.find(hashes) is not None
+
     def last_answer_age(self) -> float | None:
         """Seconds since qBittorrent last answered a sync (health); None: never."""
         return None if self._last_answer is None else clock.monotonic() - self._last_answer
@@ -165,8 +180,13 @@ class Poller:
             if download is None:
                 download = await self._adopt(torrent)
             elif download.state in (State.REMOVED, State.FAILED):
+                if contradicts(download.hash_values(), torrent):
+                    continue  # refused for it: not brought back
                 download = await self._recover(download)
             if download is None or download.state not in ACTIVE:  # their snapshot is kept
+                continue
+            if contradicts(download.hash_values(), torrent):
+                await self._refuse_mismatched(download, torrent_id)
                 continue
             await self._collect_hashes(download, torrent)
             change = snapshot_change(download, torrent, self._settings.path_map)
@@ -183,8 +203,6 @@ class Poller:
         if result.full:
             await self._mark_vanished()
         await self._mark_stalled()
-        if self.live.synced:
-            await self._add_due()
 
     async def _owners(self, torrents: Mapping[str, Torrent]) -> dict[str, Download]:
         """torrent id -> the download it belongs to (the active one first)."""
@@ -244,6 +262,17 @@ class Poller:
         await self._store.tracking.apply_changes([restart])  # the stuck clock starts anew
         return await self._store.downloads.get_download(download.id)
 
+    async def _refuse_mismatched(self, download: Download, torrent_id: str) -> None:
+        """The metadata shows the magnet's v1 and v2 hashes are of two torrents: the
+        download fails (so it holds neither hash) and its torrent leaves qBittorrent."""
+        log = for_download(download.id)
+        log.warning("download.mismatched_hashes", infohashes=list(download.hash_values()))
+        await self._transition(download, State.FAILED, reason("magnet.mismatched"))
+        try:
+            await self._qbt.delete(torrent_id, delete_files=True, log=log)
+        except ExternalError as error:  # a failed download is not recovered: see _recover
+            log.warning("download.mismatched_not_deleted", reason=str(error))
+
     async def _collect_hashes(self, download: Download, torrent: Torrent) -> None:
         """qBittorrent revealed a hash the download lacks (a hybrid's second one)."""
         missing = set(hashes_of(torrent)) - set(download.hash_values())
@@ -268,12 +297,6 @@ class Poller:
             await self._transition(
                 download, State.STUCK, reason("qbt.no_progress", seconds=seconds)
             )
-
-    async def _add_due(self) -> None:
-        """Accepted downloads not (yet) in qBittorrent: added again with backoff."""
-        for download in await self._store.tracking.list_due_for_add(clock.now()):
-            if self.live.find(download.hash_values()) is None:
-                await self._adder.add(download, announce=True)
 
     async def _transition(self, download: Download, to_state: State, why: Reason) -> None:
         move = Transition(download.state, to_state, why)

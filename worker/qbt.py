@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
+import aiohttp
 import qbittorrentapi
 
 from common.logs import Logger, external_call, get_logger
@@ -28,6 +29,7 @@ from core.errors import AuthFailedError, RejectedError, UnreachableError
 
 SYSTEM = "qbittorrent"
 TAG = "jellybit"
+PROBE_TIMEOUT = aiohttp.ClientTimeout(total=2)
 T = TypeVar("T")
 
 
@@ -69,6 +71,7 @@ class QbtClient:
         # second 403). Calls are short; the poller's sync and an add just queue.
         self._threads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qbittorrent")
         self._log = get_logger()
+        self._probe_url = settings.url.rstrip("/") + "/api/v2/app/version"
 
     async def close(self) -> None:
         await asyncio.to_thread(self._threads.shutdown, wait=True, cancel_futures=True)
@@ -78,6 +81,30 @@ class QbtClient:
         app = await self._call("app_version", self._client.app_version)
         api = await self._call("app_web_api_version", self._client.app_web_api_version)
         return Server(str(app), str(api))
+
+    async def answers(self) -> bool:
+        """Whether the WebUI answers HTTP at all within ``PROBE_TIMEOUT`` (any status):
+        a cheap probe while qBittorrent is down, off the adapter's one thread, which
+        may still wait for a hung call."""
+        try:
+            async with (
+                aiohttp.ClientSession(timeout=PROBE_TIMEOUT) as session,
+                session.get(self._probe_url) as response,
+            ):
+                return response.status > 0
+        except (aiohttp.ClientError, TimeoutError, OSError):
+            return False
+
+    async def has_torrent(self, infohash: str) -> bool:
+        """Whether qBittorrent finds a torrent by this hash (its own lookup, which
+        also knows a hybrid by its v1 hash when its id is the truncated v2)."""
+        try:
+            await self._call(
+                "torrents_properties", self._client.torrents_properties, torrent_hash=infohash
+            )
+        except RejectedError:  # 404: no such torrent
+            return False
+        return True
 
     async def count(self) -> int:
         """How many torrents qBittorrent has (``torrents/count``, 5.x): cheap."""

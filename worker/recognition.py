@@ -146,7 +146,7 @@ class Recognizer:
         )
 
     async def _parse(self, source: Source, kind: MediaKind | None) -> Recognized:
-        return await self._cpu.run(parse_source, source, kind)
+        return await self._cpu.call(parse_source, source, kind)
 
     async def _files(self, download: Download) -> list[TorrentFile]:
         found = await self._poller.find_torrent(download.hash_values())

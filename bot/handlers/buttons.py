@@ -5,10 +5,12 @@ or malformed payload, a legacy numeric id, an unknown download, or an action
 that no longer fits the state is answered "this button is outdated" and the
 message is refreshed to the current state: never silence, never a traceback.
 
-A press is answered at once: an action that takes longer than ``ANSWER_WITHIN``
-(qBittorrent slow or frozen) is answered "working on it" and goes on; its outcome
-then shows in the message and is said in the chat. A refusal (an ``AppError``) is
-answered by the bot's error boundary, ``bot/handlers/errors.py``.
+A press is answered at once, however many come together (each is a lane of the
+inbox of its own): an action that takes longer than ``ANSWER_WITHIN`` (qBittorrent
+slow or frozen) is answered "working on it" and goes on; its outcome then shows in
+the message and is said in the chat — as it is when Telegram no longer takes the
+answer. A refusal (an ``AppError``) is answered by the bot's error boundary,
+``bot/handlers/errors.py``.
 """
 
 import asyncio
@@ -20,6 +22,7 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import Action, DownloadAction
 from bot.inbox import Turn
+from bot.sender import answer_query
 from bot.texts import outdated_text
 from bot.views import Views
 from common.i18n import Texts
@@ -62,7 +65,7 @@ async def on_download_action(
     acting = asyncio.ensure_future(_act(callback_data.action, download, tx, actions))
     done, _ = await asyncio.wait({acting}, timeout=ANSWER_WITHIN)
     if not done:
-        await query.answer(tx.plain("Working on it: the message will show how it went."))
+        await answer_query(query, tx.plain("Working on it: the message will show how it went."))
         turn.button_answered = True  # from now on, the outcome is said in the chat
     answer = await acting  # a refusal goes to the bot's error boundary (bot/handlers/errors.py)
     await answer_button(query, turn, answer)
@@ -71,11 +74,13 @@ async def on_download_action(
 
 async def answer_button(query: CallbackQuery, turn: Turn, answer: str) -> None:
     """The outcome of a press (plain text): its answer, or a reply in the chat
-    (HTML, so escaped) once the press was answered "working on it"."""
-    if not turn.button_answered:
-        await query.answer(answer, show_alert=len(answer) > 60)
-    elif isinstance(query.message, Message):
-        await turn.reply(Reply(escape(answer, quote=False), reply_to=query.message.message_id))
+    (HTML, so escaped) once the press was answered "working on it", or when
+    Telegram no longer takes an answer to it."""
+    if not turn.button_answered and await answer_query(query, answer):
+        return
+    message = query.message
+    reply_to = None if message is None else message.message_id
+    await turn.reply(Reply(escape(answer, quote=False), reply_to=reply_to))
 
 
 def _fits(action: str, download: Download) -> bool:
@@ -115,7 +120,7 @@ async def on_unknown_button(query: CallbackQuery, tx: Texts, store: Store, views
 async def outdated(
     query: CallbackQuery, tx: Texts, store: Store, views: Views, download: Download | None
 ) -> None:
-    await query.answer(outdated_text(tx))
+    await answer_query(query, outdated_text(tx))
     if download is not None:
         await refresh(query, tx, store, views, download.id)
 

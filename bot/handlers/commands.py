@@ -1,16 +1,18 @@
 """/start, /help, /list, /status <id>."""
 
 from aiogram import Router
+from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 
 from bot.callbacks import ListPage
 from bot.inbox import Turn
 from bot.links import Links
+from bot.sender import answer_query, send
 from bot.texts import display_name, help_text, list_text, not_found_text
 from bot.views import Views
 from common.i18n import Texts
-from common.logs import for_download
+from common.logs import for_download, get_logger
 from core import clock
 from core.ids import parse_id
 from core.states import ACTIVE
@@ -49,10 +51,14 @@ async def on_list_page(
     query: CallbackQuery, callback_data: ListPage, tx: Texts, store: Store, links: Links
 ) -> None:
     """ "More": the message shows the next page of the list."""
-    await query.answer()
+    await answer_query(query)
     text, markup = await list_page(tx, store, links, query.from_user.id, callback_data.page)
-    if isinstance(query.message, Message):
-        await query.message.edit_text(text, reply_markup=markup)
+    message = query.message
+    if isinstance(message, Message):
+        try:
+            await send("edit_message_text", lambda: message.edit_text(text, reply_markup=markup))
+        except TelegramAPIError as error:  # the old page stays; pressing again works
+            get_logger().info("telegram.list_page_not_shown", reason=str(error)[:200])
 
 
 async def list_page(

@@ -13,7 +13,7 @@ from aiogram.types import ErrorEvent
 from bot.callbacks import DownloadAction
 from bot.handlers.buttons import answer_button, outdated, refresh
 from bot.inbox import Turn
-from bot.texts import outdated_text
+from bot.texts import display_name, outdated_text, shorten
 from bot.views import Views
 from common.explain import reason_text
 from common.i18n import Texts
@@ -30,6 +30,8 @@ from core.ids import parse_id
 from core.models import Download
 from store import Store
 from store.inbox import Reply
+
+OWNER_CHARS = 60
 
 
 def router() -> Router:
@@ -60,7 +62,8 @@ async def refusal_text(tx: Texts, store: Store, error: AppError) -> str:
     """What a refusal tells the person, as plain text (escape it for a message)."""
     if isinstance(error, InfohashTakenError):
         owner = await store.downloads.find_download(error.owner_id)
-        name = owner.name if owner is not None else error.owner_id
+        # A button's answer holds 200 characters: the other download's name is cut short.
+        name = shorten(display_name(owner), OWNER_CHARS) if owner is not None else error.owner_id
         return tx.plain("Refused: the active download {name} ({id}) has the same torrent.").format(
             name=name, id=error.owner_id
         )

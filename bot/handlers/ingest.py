@@ -1,58 +1,144 @@
-"""Magnets in texts, .torrent documents, and hints by reply.
+"""Magnets in texts and captions, .torrent documents, and hints by reply.
 
-A message with several magnets is handled one magnet a step (``Turn.step``): the
+A magnet is taken wherever a person can put one: the text or the caption of a
+photo, video or document, and the link behind a word (a ``text_link`` entity, as in
+forwarded posts). A message with several is handled one a step (``Turn.step``): the
 magnet is ingested, its reply queued and the step recorded together, so after a
-crash or an error the message resumes at the first magnet not yet answered.
+crash or an error the message resumes at the first one not yet answered. An edited
+message is looked at for magnets it did not have; it is never answered otherwise.
 """
 
 from html import escape
 
 from aiogram import Bot, F, Router
-from aiogram.types import Message
+from aiogram.exceptions import TelegramBadRequest
+from aiogram.types import Message, MessageEntity
 
 from bot.handlers.errors import refusal_text
 from bot.inbox import Turn
-from bot.texts import (
-    duplicate_text,
-    hint_added_text,
-    no_magnet_text,
-    queued_text,
-    rejected_text,
-)
+from bot.texts import duplicate_text, hint_added_text, no_magnet_text, rejected_text
 from bot.views import Views
 from common.i18n import Texts
 from common.logs import for_download
 from core.errors import AppError
 from core.ids import Id
 from core.magnet import find_magnets, remaining_text
+from core.reasons import reason
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON
 from store import Store
 from store.inbox import Reply
 from worker.ingest import Created, Duplicate, Ingest, IngestResult, Rejected
 
 DOWNLOAD_TIMEOUT = 60  # seconds to fetch a .torrent from Telegram
+TORRENT_MIME = "application/x-bittorrent"
+# What a person sends; other messages in a private chat are Telegram's own notes
+# (a pinned message, a changed auto-delete timer…) and get no answer.
+_SENT_BY_PEOPLE = frozenset(
+    {
+        "text", "photo", "video", "animation", "audio", "voice", "video_note", "sticker",
+        "contact", "location", "venue", "poll", "dice", "story", "paid_media", "checklist",
+    }
+)  # fmt: skip
 
 
 def router() -> Router:
     ingest = Router(name="ingest")
     ingest.message.register(on_document, F.document)
-    ingest.message.register(on_text, F.text)
+    ingest.message.register(on_message)
+    ingest.edited_message.register(on_edited)
     return ingest
 
 
-async def on_text(
+def magnets_of(message: Message) -> list[str]:
+    """Every magnet of the message: in its text or caption, and behind its links."""
+    entities: list[MessageEntity] = [*(message.entities or []), *(message.caption_entities or [])]
+    linked = "\n".join(e.url for e in entities if e.type == "text_link" and e.url)
+    return find_magnets(f"{message.text or message.caption or ''}\n{linked}")
+
+
+async def on_message(
     message: Message, tx: Texts, store: Store, ingest: Ingest, views: Views, turn: Turn
 ) -> None:
-    text = message.text or ""
-    magnets = find_magnets(text)
-    if not magnets:
-        await _hint_or_help(message, tx, store, text, turn)
+    magnets = magnets_of(message)
+    if magnets:
+        await _ingest_magnets(message, magnets, tx, store, ingest, views, turn, first=1)
         return
-    hint = remaining_text(text)
-    for number, uri in enumerate(magnets, start=1):
+    if message.content_type in _SENT_BY_PEOPLE:
+        await _hint_or_help(message, tx, store, message.text or message.caption or "", turn)
+        return
+    await turn.reply()  # a service message: nothing to say
+
+
+async def on_edited(
+    message: Message, tx: Texts, store: Store, ingest: Ingest, views: Views, turn: Turn
+) -> None:
+    """An edited message: its magnets that are new are taken; nothing else is said."""
+    new = [uri for uri in magnets_of(message) if await ingest.is_new(uri)]
+    if new:
+        await _ingest_magnets(message, new, tx, store, ingest, views, turn, first=1)
+    else:
+        await turn.reply()
+
+
+async def on_document(
+    message: Message, tx: Texts, store: Store, ingest: Ingest, views: Views, bot: Bot, turn: Turn
+) -> None:
+    """A .torrent (or any file sent without a magnet: it is tried as one), then the
+    magnets of its caption."""
+    document = message.document
+    assert document is not None  # the filter's promise
+    magnets = magnets_of(message)
+    is_torrent = (document.file_name or "").lower().endswith(".torrent") or (
+        document.mime_type == TORRENT_MIME
+    )
+    if not is_torrent and magnets:
+        await _ingest_magnets(message, magnets, tx, store, ingest, views, turn, first=1)
+        return
+    if turn.done_steps < 1:
+        last = not magnets
+        if document.file_size is not None and document.file_size > MAX_TORRENT_BYTES:
+            reply = Reply(rejected_text(tx, TOO_LARGE_REASON), reply_to=message.message_id)
+            await turn.step(1, [reply], last=last)
+        else:
+            result = await _ingest_document(message, ingest, bot, store)
+            hint = remaining_text(message.caption or "")
+            reply, hinted = _answer(message, tx, views, result, hint)
+            await turn.step(1, [reply], hint=hinted, last=last)
+    if magnets:
+        await _ingest_magnets(message, magnets, tx, store, ingest, views, turn, first=2)
+
+
+async def _ingest_document(
+    message: Message, ingest: Ingest, bot: Bot, store: Store
+) -> IngestResult:
+    assert message.document is not None
+    try:
+        data = await bot.download(message.document, timeout=DOWNLOAD_TIMEOUT)
+    except TelegramBadRequest as error:  # gone, or too big for bots: asking again won't help
+        return Rejected(reason("torrent.not_fetched", detail=error.message))
+    assert data is not None  # no destination given: the bytes come back
+    result = await ingest.torrent_file(data.read(), source="telegram", chat_id=message.chat.id)
+    return await _resumed(result, message, store)
+
+
+async def _ingest_magnets(
+    message: Message,
+    magnets: list[str],
+    tx: Texts,
+    store: Store,
+    ingest: Ingest,
+    views: Views,
+    turn: Turn,
+    *,
+    first: int,
+) -> None:
+    """One step per magnet, numbered from ``first``; the message's other words are
+    the hint of each."""
+    hint = remaining_text(message.text or message.caption or "")
+    for number, uri in enumerate(magnets, start=first):
         if number <= turn.done_steps:
             continue  # answered before a crash or an error
-        last = number == len(magnets)
+        last = number == first + len(magnets) - 1
         try:
             result = await ingest.magnet(uri, source="telegram", chat_id=message.chat.id)
         except AppError as error:  # this magnet's refusal; the message's next ones go on
@@ -64,35 +150,13 @@ async def on_text(
         await turn.step(number, [reply], hint=hinted, last=last)
 
 
-async def on_document(
-    message: Message, tx: Texts, store: Store, ingest: Ingest, views: Views, bot: Bot, turn: Turn
-) -> None:
-    document = message.document
-    assert document is not None
-    if document.file_size is not None and document.file_size > MAX_TORRENT_BYTES:
-        await turn.reply(Reply(rejected_text(tx, TOO_LARGE_REASON), reply_to=message.message_id))
-        return
-    data = await bot.download(document, timeout=DOWNLOAD_TIMEOUT)
-    assert data is not None
-    result = await ingest.torrent_file(data.read(), source="telegram", chat_id=message.chat.id)
-    result = await _resumed(result, message, store)
-    reply, hinted = _answer(message, tx, views, result, remaining_text(message.caption or ""))
-    await turn.step(turn.done_steps + 1, [reply], hint=hinted, last=True)
-
-
 def _answer(
     message: Message, tx: Texts, views: Views, result: IngestResult, hint: str
 ) -> tuple[Reply, tuple[Id, str] | None]:
     """The reply to one magnet or file, and the hint to store with it."""
     user, reply_to = message.chat.id, message.message_id
     if isinstance(result, Rejected):
-        text = rejected_text(tx, result.reason)
-        if result.download is None:
-            return Reply(text, reply_to=reply_to), None
-        # qBittorrent refused it: the failed download offers Retry.
-        return views.status_reply(
-            tx, user, result.download, reply_to=reply_to, text=text, role="reply"
-        ), None
+        return Reply(rejected_text(tx, result.reason), reply_to=reply_to), None
     download = result.download
     hinted = (download.id, hint) if hint else None
     if hint:
@@ -102,9 +166,7 @@ def _answer(
         return views.status_reply(
             tx, user, download, reply_to=reply_to, text=text, role="reply"
         ), hinted
-    queued = isinstance(result, Created) and result.queued
-    initial = queued_text(tx, download) if queued else None
-    return views.status_reply(tx, user, download, reply_to=reply_to, text=initial), hinted
+    return views.status_reply(tx, user, download, reply_to=reply_to), hinted
 
 
 async def _resumed(result: IngestResult, message: Message, store: Store) -> IngestResult:

@@ -126,7 +126,7 @@ async def test_sigkill_at_random_moments_loses_doubles_and_half_applies_nothing(
         sent: list[Sent] = []
         startups: list[float] = []
         left: dict[int, int] = {}  # children of killed instances (guessit process, …): start
-        kills: list[float] = []  # when each SIGKILL was sent (clock.monotonic)
+        starts: list[float] = []  # when each run began (clock.monotonic); all but the last killed
         importing = 0  # kills that hit a download in `importing`
         mid_batch = 0  # kills that left a batch planned but not fully linked
         began = clock.monotonic()
@@ -134,6 +134,7 @@ async def test_sigkill_at_random_moments_loses_doubles_and_half_applies_nothing(
             for _ in range(iterations):
                 if rng.random() < 0.2:  # sent while jellybit is down: handled at the start
                     sent.append(await send_magnets(alice, rng, pool, peer))
+                starts.append(clock.monotonic())
                 await jellybit.start()
                 if rng.random() < 0.15:  # killed while starting up
                     await asyncio.sleep(rng.uniform(0.0, 1.0))
@@ -147,13 +148,13 @@ async def test_sigkill_at_random_moments_loses_doubles_and_half_applies_nothing(
                     else:
                         await asyncio.sleep(rng.uniform(0.05, 1.5))
                 left |= jellybit.children()
-                kills.append(clock.monotonic())
                 await jellybit.kill()
                 importing += bool(count(config.database, IMPORTING))
                 mid_batch += bool(count(config.database, PLANNED))
             loop_seconds = clock.monotonic() - began
             # The last run is a cold `python -m jellybit run`, as a person starts it.
             jellybit.fork_server = None
+            starts.append(clock.monotonic())
             await jellybit.start()
             cold_startup = await jellybit.wait_healthy()
             settle_seconds = await settle(
@@ -174,7 +175,7 @@ async def test_sigkill_at_random_moments_loses_doubles_and_half_applies_nothing(
             f"in the middle of a batch: {mid_batch}"
         )
         assert orphans == set(), "processes of a killed jellybit are still running"
-        check_invariants(config, qbt, tg, alice, sent, kills)
+        check_invariants(config, qbt, tg, alice, sent, starts)
 
 
 async def send_magnets(
@@ -282,7 +283,7 @@ def check_invariants(
     tg: FakeTelegram,
     alice: FakeUser,
     sent: list[Sent],
-    kills: list[float],
+    starts: list[float],
 ) -> None:
     with closing_db(config.database) as db:
         assert [tuple(row) for row in db.execute("PRAGMA integrity_check")] == [("ok",)]
@@ -378,7 +379,9 @@ def check_invariants(
 
     def resent(m: Message) -> bool:
         """Telegram took ``m``, a kill stopped jellybit before it recorded that, and
-        the next run sent it again and recorded the copy: a kill lies between them."""
+        the next run sent it again and recorded the copy: ``m`` came from a run that was
+        killed (it arrived after that run began and before the next one did — a request
+        in flight may arrive just after the SIGKILL), its copy from a later run."""
         twins = [
             r
             for r in messages
@@ -387,10 +390,12 @@ def check_invariants(
             and sent_as[r.message_id] == sent_as[m.message_id]
             and r.reply_to_message_id == m.reply_to_message_id
         ]
-        return (
-            any(arrived[m.message_id] <= kill <= arrived[twins[0].message_id] for kill in kills)
-            if twins
-            else False
+        if not twins:
+            return False
+        runs = zip(starts, starts[1:])  # every run but the last was killed
+        copy = arrived[twins[0].message_id]
+        return any(
+            began <= arrived[m.message_id] < next_began <= copy for began, next_began in runs
         )
 
     in_the_gap = [m for m in unrecorded if resent(m)]

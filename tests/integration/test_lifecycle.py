@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import InfohashTakenError, RejectedError
+from core.ids import Id
 from core.live import hashes_of
 from core.models import Download, NewDownload
 from core.reasons import reason
@@ -119,23 +120,21 @@ async def test_magnet_accepted_while_qbittorrent_is_down_is_added_later(
             magnet_for(made, peer=peer_of(seeder)), source="telegram"
         )
         assert isinstance(result, Created)
-        assert result.queued
         assert result.download.state == State.ACCEPTED
-        assert result.download.next_add_at is not None
+        waiting = await eventually(
+            lambda: _waiting(running, result.download.id), what="the add queued"
+        )
+        assert waiting.next_add_at is not None and waiting.error is not None
+        assert waiting.error.code == "qbt.unreachable"
     finally:
         running.qbt.start()
-    await _make_due(running, result.download.id)
+    # Seen back within a poll interval (its probe), and the queued add goes at once.
     await wait_state(running, result.download.id, State.DONE)
 
 
-async def _make_due(running: Running, download_id: str) -> None:
-    """Skip the backoff wait (5 s and more) instead of sleeping through it."""
-    async with running.store.db.write() as conn:
-        await conn.execute(
-            "UPDATE download SET next_add_at = '2000-01-01T00:00:00Z' WHERE id = :id",
-            {"id": download_id},
-        )
-    running.engine.poller.wake.set()
+async def _waiting(running: Running, download_id: Id) -> Download | None:
+    download = await running.store.downloads.get_download(download_id)
+    return download if download.add_attempts else None
 
 
 async def test_retry_refused_when_another_active_download_owns_the_hash(

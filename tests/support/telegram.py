@@ -187,6 +187,12 @@ class FakeTelegram(BotApiServer):
         self._down = down
         self._notify()
 
+    def queue_update(self, kind: str, payload: Json) -> int:
+        """An update of any shape (``kind``: "message", "callback_query", …) as Telegram
+        would hand it out; its update id."""
+        self._queue(kind, copy.deepcopy(payload))
+        return self._update_id
+
     def calls_to(self, method: str) -> list[Call]:
         return [call for call in self.calls if call.method.lower() == method.lower()]
 
@@ -450,6 +456,24 @@ class FakeUser(Person):
         text = caption or ""
         return self.tg._from_user(
             self, None, text=text, html=escape(text, quote=False), document=doc
+        )
+
+    async def send_photo(
+        self, caption: str, *, caption_entities: list[Json] | None = None
+    ) -> Message:
+        """A photo with a caption, as a Telegram client sends it (the photo's sizes)."""
+        sizes = [
+            {"file_id": f"AgACAgIAAxkBAAI{secrets.token_urlsafe(24)}", "file_unique_id":
+             f"AQAD{secrets.token_urlsafe(9)}", "width": w, "height": h, "file_size": w * h // 8}
+            for w, h in ((90, 60), (320, 213), (1280, 853))
+        ]  # fmt: skip
+        return self.tg._from_user(
+            self,
+            None,
+            text=caption,
+            html=escape(caption, quote=False),
+            entities=list(caption_entities or []),
+            photo=sizes,
         )
 
     async def press(
