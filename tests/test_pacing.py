@@ -13,6 +13,7 @@ from store import Store
 from web.app import WebDeps, build_web_app
 from worker.engine import Engine
 from worker.pacing import Loop
+from worker.supervisor import Part, Supervisor
 
 UNREACHABLE = QbittorrentSettings(url="http://127.0.0.1:9")
 
@@ -139,3 +140,67 @@ async def test_another_error_behind_an_outage_is_told_with_its_traceback() -> No
         ("loop.failing", True),
         ("loop.recovered", None),
     ]
+
+
+async def test_a_loop_backing_off_ticks_as_soon_as_its_probe_says_the_other_side_is_back() -> None:
+    """qBittorrent back after a long outage is seen within an interval, not after the
+    backoff (up to a minute)."""
+    tick = Flaky(6, UnreachableError("qbittorrent", "refused"))
+    back = asyncio.Event()
+
+    async def probe() -> bool:
+        return back.is_set()
+
+    loop = Loop("probed", tick, interval=0.05, max_backoff=60.0, probe=probe)
+    stop = asyncio.Event()
+    with capture_logs():
+        running = asyncio.create_task(loop.run(stop))
+        while tick.calls < 6:  # the sixth wait is 0.05 * 64 = 3.2 s
+            await asyncio.sleep(0.01)
+        tick.left = 0
+        back.set()
+        began = asyncio.get_running_loop().time()
+        while loop.health().failing:
+            await asyncio.sleep(0.01)
+        waited = asyncio.get_running_loop().time() - began
+        stop.set()
+        await asyncio.wait_for(running, timeout=5)
+    assert waited < 1.0  # one interval and a tick, not the 3.2 s backoff
+
+
+async def test_healthz_shows_each_part_and_fails_while_one_keeps_failing(store: Store) -> None:
+    async def broken(stop: asyncio.Event) -> None:
+        raise OSError("disk full")
+
+    async def steady(stop: asyncio.Event) -> None:
+        await stop.wait()
+
+    supervisor = Supervisor([Part("broken", broken), Part("steady", steady)], max_delay=0.05)
+    engine = Engine.build(store, UNREACHABLE)
+    deps = WebDeps(
+        store=store, cases=engine.cases, i18n=I18n("en"), settings=Settings(), secret=b"s" * 32,
+        parts=supervisor.health,
+    )  # fmt: skip
+    client = TestClient(TestServer(build_web_app(deps)))
+    await client.start_server()
+    stop = asyncio.Event()
+    try:
+        with capture_logs():
+            running = asyncio.create_task(supervisor.run(stop))
+            while supervisor.health()[0].restarts < 2:
+                await asyncio.sleep(0.01)
+            response = await client.get("/healthz")
+            body = await response.json()
+            stop.set()
+            await asyncio.wait_for(running, timeout=5)
+    finally:
+        await client.close()
+        await engine.close()
+    assert response.status == 503
+    assert body["ok"] is False
+    assert body["parts"]["broken"]["failing"] is True
+    assert body["parts"]["broken"]["restarts"] >= 2
+    assert body["parts"]["broken"]["reason"] == "OSError: disk full"
+    assert body["parts"]["steady"] == {
+        "failing": False, "since": None, "restarts": 0, "reason": None
+    }  # fmt: skip

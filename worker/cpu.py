@@ -10,9 +10,9 @@ holds both ends of its own task pipe, so it would otherwise wait for work
 forever, and keep the resource tracker alive with it.
 
 A worker that dies (killed, out of memory) breaks the whole executor: every later
-call would fail. ``run`` (the part the supervisor keeps) then ends with the error,
-and the supervisor's restart makes a new pool; the call that met the broken pool
-fails (its caller tries again later, as after any error).
+call would fail. The call that meets the broken pool fails (its caller tries again
+later, as after any error) and puts a new pool in its place; ``run`` (the part the
+supervisor keeps) then ends with the error, so that it is logged and counted.
 """
 
 import asyncio
@@ -47,19 +47,20 @@ class CpuPool:
 
     async def call(self, function: Callable[..., T], *args: object) -> T:
         """``function(*args)`` in a worker process; both must pickle."""
+        pool = self._pool
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._pool, function, *args)
+            return await asyncio.get_running_loop().run_in_executor(pool, function, *args)
         except BrokenProcessPool:
-            self._broken.set()
+            if pool is self._pool:  # the first to see it replaces it
+                self._pool = self._new_pool()
+                self._broken.set()
+                pool.shutdown(wait=False, cancel_futures=True)
             raise
 
     async def run(self, stop: asyncio.Event) -> None:
-        """The supervisor's part: a broken pool ends it with the error; the next run
-        (its restart) starts a new pool."""
-        if self._broken.is_set():
-            old, self._pool = self._pool, self._new_pool()
-            self._broken.clear()
-            await asyncio.to_thread(old.shutdown, wait=False, cancel_futures=True)
+        """The supervisor's part: a pool that broke (and was replaced) ends it with the
+        error."""
+        self._broken.clear()
         await sleep_until(None, stop, self._broken)
         if self._broken.is_set():
             raise BrokenProcessPool("a CPU worker process died")

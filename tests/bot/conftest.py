@@ -19,7 +19,7 @@ from store.migrate import migrate
 from tests.support.qbittorrent import free_port
 from tests.support.telegram import FakeTelegram
 from worker.engine import Engine
-from worker.supervisor import Supervisor
+from worker.supervisor import Part, Supervisor
 
 ALICE = 111_111_111
 SECRET = b"test-secret"
@@ -33,6 +33,7 @@ class Door:
     tg: FakeTelegram
     path: Path
     mode: str = "polling"
+    fail_once: str = ""  # a part whose first run raises (the supervisor's to restart)
     store: Store = field(init=False)
     engine: Engine = field(init=False)
     door: TelegramFrontDoor = field(init=False)
@@ -68,7 +69,9 @@ class Door:
             *self.engine.parts(),
             *self.door.parts(public_url=public_url, web_secret=SECRET),
         ]
-        self.supervisor = Supervisor(parts)
+        self.supervisor = Supervisor(
+            [_failing_once(p) if p.name == self.fail_once else p for p in parts]
+        )
         warm_up_models()
         self._task = asyncio.create_task(self.supervisor.run(self._stop))
 
@@ -84,6 +87,19 @@ class Door:
 
     def restarts(self) -> dict[str, int]:
         return {h.name: h.restarts for h in self.supervisor.health() if h.restarts}
+
+
+def _failing_once(part: Part) -> Part:
+    runs = 0
+
+    async def run(stop: asyncio.Event) -> None:
+        nonlocal runs
+        runs += 1
+        if runs == 1:
+            raise RuntimeError(f"{part.name} broke")
+        await part.run(stop)
+
+    return Part(part.name, run)
 
 
 @pytest.fixture(params=["polling", "webhook"])

@@ -9,6 +9,7 @@ kills). What it proves is in docs/resilience.md.
 """
 
 import asyncio
+import itertools
 import os
 import random
 import secrets
@@ -392,7 +393,7 @@ def check_invariants(
         ]
         if not twins:
             return False
-        runs = zip(starts, starts[1:])  # every run but the last was killed
+        runs = itertools.pairwise(starts)  # every run but the last was killed
         copy = arrived[twins[0].message_id]
         return any(
             began <= arrived[m.message_id] < next_began <= copy for began, next_began in runs

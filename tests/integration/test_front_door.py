@@ -3,6 +3,7 @@ the fake Bot API injecting faults and a real qbittorrent-nox (frozen, for some).
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import os
 import secrets
@@ -100,32 +101,79 @@ async def _replies(user: FakeUser, sent: Message, count: int) -> bool:
     )
 
 
-async def test_a_frozen_qbittorrent_does_not_make_the_bot_deaf(
+async def test_a_frozen_qbittorrent_does_not_make_the_bot_deaf_in_the_same_chat(
     running: Running, tg: FakeTelegram, qbt: QbtInstance
 ) -> None:
-    alice, bob = tg.user(ALICE, language_code="en"), tg.user(BOB, language_code="en")
-    first = await bob.send_text(dead_magnet("Before.The.Freeze.2020"))
-    status = await bob.wait_for(reply_to(first))
+    """A home server has one person in one chat: their magnet, then /help, /list and a
+    button, each answered at once while qBittorrent is frozen; the magnet becomes a
+    download once it is back."""
+    alice = tg.user(ALICE, language_code="en")
+    first = await alice.send_text(dead_magnet("Before.The.Freeze.2020"))
+    status = await alice.wait_for(reply_to(first))
     assert qbt.pid is not None
     os.kill(qbt.pid, signal.SIGSTOP)
     try:
-        await alice.send_text(dead_magnet("Frozen.Out.2021"))  # waits for qBittorrent
-        await asyncio.sleep(0.3)
-        await answered_within(bob, await bob.send_text("/help"), WITHIN)
-        listing = await answered_within(bob, await bob.send_text("/list"), WITHIN)
+        frozen_out = await answered_within(
+            alice, await alice.send_text(dead_magnet("Frozen.Out.2021")), WITHIN
+        )
+        assert "Frozen.Out.2021" in frozen_out.text
+        await answered_within(alice, await alice.send_text("/help"), WITHIN)
+        listing = await answered_within(alice, await alice.send_text("/list"), WITHIN)
         assert "Before.The.Freeze.2020" in listing.text
         started = time.monotonic()
-        answer = await bob.press(status, "Cancel")
+        answer = await alice.press(status, "Cancel")
         assert time.monotonic() - started <= WITHIN
         assert "Working on it" in (answer.text or "")
     finally:
         os.kill(qbt.pid, signal.SIGCONT)
     await eventually(
-        lambda: _removed(running, "Before.The.Freeze.2020"), within=30, what="cancelled"
+        lambda: _removed(running, "Before.The.Freeze.2020"), within=40, what="cancelled"
+    )
+    await eventually(
+        lambda: _in_state(running, "Frozen.Out.2021", "downloading"), within=40, what="added"
     )
 
 
-async def test_a_hanging_tmdb_does_not_make_the_bot_deaf(
+async def test_twelve_presses_at_once_are_all_answered_while_qbittorrent_hangs(
+    running: Running, tg: FakeTelegram, qbt: QbtInstance
+) -> None:
+    alice = tg.user(ALICE, language_code="en")
+    statuses = []
+    for n in range(12):
+        sent = await alice.send_text(dead_magnet(f"Pressed.{n}.2020"))
+        statuses.append(await alice.wait_for(reply_to(sent), timeout=20))
+    for n in range(12):
+        added = functools.partial(_in_state, running, f"Pressed.{n}.2020", "downloading")
+        await eventually(added, what="added")
+    assert qbt.pid is not None
+    os.kill(qbt.pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        answers = await asyncio.gather(*(alice.press(s, "Cancel") for s in statuses))
+        assert time.monotonic() - started <= WITHIN + 1
+        assert all("Working on it" in (a.text or "") for a in answers)
+    finally:
+        os.kill(qbt.pid, signal.SIGCONT)
+    for n in range(12):
+        told = functools.partial(_settled_press, running, alice, n)
+        await eventually(told, within=60, what="told")
+
+
+async def _in_state(running: Running, name: str, state: str) -> bool:
+    downloads = await running.store.downloads.list_downloads(name)
+    return bool(downloads) and downloads[0].state == state
+
+
+async def _settled_press(running: Running, alice: FakeUser, n: int) -> bool:
+    """Cancelled, or the chat was told qBittorrent did not answer: never "could not
+    handle"."""
+    assert not [m for m in alice.bot_messages() if "could not handle" in m.text]
+    return await _in_state(running, f"Pressed.{n}.2020", "removed") or any(
+        "not answering" in m.text for m in alice.bot_messages()
+    )
+
+
+async def test_a_hanging_tmdb_does_not_make_the_bot_deaf_in_the_same_chat(
     tg: FakeTelegram, qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
 ) -> None:
     async with FakeTmdb() as tmdb:
@@ -136,17 +184,17 @@ async def test_a_hanging_tmdb_does_not_make_the_bot_deaf(
         running = Running(tg, qbt, path, allowed_users=(ALICE, BOB), metadata=metadata)
         await running.start()
         try:
-            alice, bob = tg.user(ALICE, language_code="en"), tg.user(BOB, language_code="en")
-            first = await bob.send_text(dead_magnet("Waiting.For.Peers.2020"))
-            status = await bob.wait_for(reply_to(first))
+            alice = tg.user(ALICE, language_code="en")
+            first = await alice.send_text(dead_magnet("Waiting.For.Peers.2020"))
+            status = await alice.wait_for(reply_to(first))
             made = new_torrent(tmp_path, seeder, "v1")
             await alice.send_text(magnet_for(made, peer=peer_of(seeder)))
             await eventually(lambda: _asked(tmdb), within=30, what="a TMDB call")
-            await answered_within(bob, await bob.send_text("/help"), WITHIN)
-            listing = await answered_within(bob, await bob.send_text("/list"), WITHIN)
+            await answered_within(alice, await alice.send_text("/help"), WITHIN)
+            listing = await answered_within(alice, await alice.send_text("/list"), WITHIN)
             assert "Waiting.For.Peers.2020" in listing.text
             started = time.monotonic()
-            await bob.press(status, "Cancel")
+            await alice.press(status, "Cancel")
             assert time.monotonic() - started <= WITHIN
             await eventually(
                 lambda: _removed(running, "Waiting.For.Peers.2020"), within=10, what="cancelled"

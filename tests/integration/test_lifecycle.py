@@ -1,11 +1,13 @@
 """Adopt, removal and recovery, restarts, qBittorrent down, retry, stuck and
 cancel — against a real qbittorrent-nox (this module stops and restarts it)."""
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from core import clock
 from core.errors import InfohashTakenError, RejectedError
 from core.ids import Id
 from core.live import hashes_of
@@ -124,12 +126,41 @@ async def test_magnet_accepted_while_qbittorrent_is_down_is_added_later(
         waiting = await eventually(
             lambda: _waiting(running, result.download.id), what="the add queued"
         )
-        assert waiting.next_add_at is not None and waiting.error is not None
+        assert waiting.next_add_at is not None
+        assert waiting.error is not None
         assert waiting.error.code == "qbt.unreachable"
+        await asyncio.sleep(3)  # the poller backs off: its next tick would be seconds away
     finally:
         running.qbt.start()
+    back = clock.monotonic()
     # Seen back within a poll interval (its probe), and the queued add goes at once.
+    await eventually(lambda: _added(running, result.download.id), what="added when back")
+    assert clock.monotonic() - back < running.settings.poll_interval + 2.0
     await wait_state(running, result.download.id, State.DONE)
+
+
+async def _added(running: Running, download_id: Id) -> bool:
+    return (await running.store.downloads.get_download(download_id)).state != State.ACCEPTED
+
+
+async def test_a_refused_add_of_a_torrent_already_there_is_no_failure(
+    running: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    """A hybrid someone added by its v1 hash is listed under its v2's id: qBittorrent
+    refuses the add, and jellybit finds it there by every hash instead of failing it."""
+    made = new_torrent(tmp_path, seeder, "hybrid")
+    magnet = magnet_for(made, peer=peer_of(seeder), hashes="v1")
+    running.qbt.client().torrents_add(urls=magnet, category="elsewhere")
+    await eventually(lambda: _listed_by_v2_id(running, made), what="the id switched to v2")
+    new = NewDownload(name=made.name, source="telegram", source_ref=magnet)
+    made_download = await running.store.downloads.create_download_if_no_active(new, [made.v1 or ""])
+    added = await running.engine.adder.add(made_download.download)  # qBittorrent: refused
+    assert added.outcome == "added"
+    await wait_state(running, made_download.download.id, State.DONE)
+
+
+async def _listed_by_v2_id(running: Running, made: MadeTorrent) -> bool:
+    return any(t["hash"] == (made.v2 or "")[:40] for t in running.qbt.client().torrents_info())
 
 
 async def _waiting(running: Running, download_id: Id) -> Download | None:

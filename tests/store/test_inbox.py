@@ -39,10 +39,12 @@ async def test_an_id_seen_again_with_other_content_is_a_new_update(store: Store)
     (entry,) = await pending(store)
     await store.inbox.handled(entry.id)
     stored = await store.inbox.store([message(100_001, ALICE, text="after the restart")])
-    assert first == [] and stored.replays == []
+    assert first == []
+    assert stored.replays == []
     assert [u.update_id for u in stored.reused_ids] == [100_001]
     (again,) = await pending(store)
-    assert "after the restart" in again.body and again.id > entry.id
+    assert "after the restart" in again.body
+    assert again.id > entry.id
 
 
 async def test_a_step_queues_its_replies_and_the_last_one_ends_the_update(store: Store) -> None:

@@ -1,0 +1,160 @@
+"""The fake Bot API (the sandbox's server and the tests' one) held to the Bot API's
+published description, as aiogram's types hold it (tests/support/botapi_schema.py).
+
+Every object the fakes answer with, for every method jellybit calls, and every update
+they hand out, is checked field by field: no field the description lacks, no required
+field missing, no value of the wrong type — and the fields Telegram fills in such an
+object are there (a sent message with link preview options carries them, and so does
+the message a button press brings). ``tests/data/botapi_fields.json`` records the
+fields the description has for each of these types today: when aiogram brings one
+more, the test names it, and whoever updates the file decides whether the fakes fill it.
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from aiogram.types import (
+    CallbackQuery,
+    Chat,
+    File,
+    LinkPreviewOptions,
+    Message,
+    MessageEntity,
+    PhotoSize,
+    TelegramObject,
+    Update,
+    User,
+    WebhookInfo,
+)
+
+from sandbox.botapi import Person
+from tests.support import botapi_schema as schema
+from tests.support.telegram import FakeTelegram
+
+Json = dict[str, Any]
+FIELDS_FILE = Path(__file__).parent.parent / "data" / "botapi_fields.json"
+CHECKED: tuple[type[TelegramObject], ...] = (
+    Update, Message, User, Chat, CallbackQuery, MessageEntity, LinkPreviewOptions, PhotoSize,
+    File, WebhookInfo,
+)  # fmt: skip
+USER = 42
+# What Telegram fills in a message the bot sent with these options (the Bot API's
+# description of each field says when it is there).
+SENT_MESSAGE = {
+    "message_id", "from", "chat", "date", "text", "entities", "link_preview_options",
+    "reply_markup", "reply_to_message",
+}  # fmt: skip
+
+
+async def call(tg: FakeTelegram, method: str, **params: Any) -> Any:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(f"{tg.base_url}/bot{tg.token}/{method}", json=params) as response,
+    ):
+        body = await response.json()
+    assert body["ok"], body
+    return body["result"]
+
+
+def assert_valid(value: Any, model: type[TelegramObject]) -> None:
+    assert schema.problems(value, model, model.__name__) == []
+
+
+async def test_the_description_has_the_fields_the_fakes_were_checked_against() -> None:
+    recorded = json.loads(FIELDS_FILE.read_text())
+    now = {model.__name__: sorted(schema.fields_of(model)) for model in CHECKED}
+    changed = {
+        name: {
+            "added": sorted(set(now[name]) - set(recorded.get(name, []))),
+            "gone": sorted(set(recorded.get(name, [])) - set(now[name])),
+        }
+        for name in now
+        if now[name] != recorded.get(name)
+    }
+    assert changed == {}, (
+        "the Bot API's description changed: decide whether the fakes fill these fields, "
+        f"then write {FIELDS_FILE.name} anew:\n{json.dumps(now, indent=1)}"
+    )
+
+
+async def test_what_jellybit_sends_comes_back_as_telegram_answers(tg: FakeTelegram) -> None:
+    person = tg.user(USER, first_name="Ann", language_code="en", username="ann")
+    asked = await person.send_text("/start")
+    keyboard = {"inline_keyboard": [[{"text": "Cancel", "callback_data": "j1:cancel:x"}]]}
+    sent = await call(
+        tg,
+        "sendMessage",
+        chat_id=USER,
+        text="✅ <b>Dune</b> accepted",
+        parse_mode="HTML",
+        link_preview_options={"is_disabled": True},
+        reply_markup=keyboard,
+        reply_parameters={"message_id": asked.message_id},
+    )
+    assert_valid(sent, Message)
+    assert set(sent) == SENT_MESSAGE
+    assert sent["link_preview_options"] == {"is_disabled": True}
+    assert sent["entities"] == [{"type": "bold", "offset": 2, "length": 4}]
+    edited = await call(
+        tg,
+        "editMessageText",
+        chat_id=USER,
+        message_id=sent["message_id"],
+        text="⬇️ <b>Dune</b> 50%",
+        parse_mode="HTML",
+        link_preview_options={"is_disabled": True},
+        reply_markup=keyboard,
+    )
+    assert_valid(edited, Message)
+    assert set(edited) == SENT_MESSAGE | {"edit_date"}
+    assert_valid(await call(tg, "getMe"), User)
+    assert_valid(await call(tg, "getWebhookInfo"), WebhookInfo)
+
+
+async def test_the_updates_handed_out_are_telegram_updates(tg: FakeTelegram) -> None:
+    person = tg.user(USER, first_name="Ann", language_code="en")
+    first = await person.send_text("/start")
+    keyboard = {"inline_keyboard": [[{"text": "Cancel", "callback_data": "j1:cancel:x"}]]}
+    sent = await call(
+        tg,
+        "sendMessage",
+        chat_id=USER,
+        text="hello",
+        link_preview_options={"is_disabled": True},
+        reply_markup=keyboard,
+    )
+    await person.send_text("a hint", reply_to=person.messages()[-1])
+    await person.send_photo("a caption")
+    await person.send_document("x.torrent", b"d4:infod4:name1:xee", caption="doc")
+    pressed = [m for m in person.messages() if m.message_id == sent["message_id"]][0]
+    await Person.press(person, pressed, "Cancel", timeout=0.01)  # nobody answers it here
+    updates = await call(tg, "getUpdates", timeout=0)
+    assert len(updates) == 5
+    for update in updates:
+        assert_valid(update, Update)
+    assert updates[0]["message"]["message_id"] == first.message_id
+    reply = updates[1]["message"]
+    assert reply["reply_to_message"]["link_preview_options"] == {"is_disabled": True}
+    assert {"photo", "caption"} <= set(updates[2]["message"])
+    assert {"document", "caption"} <= set(updates[3]["message"])
+    press = updates[4]["callback_query"]
+    assert press["message"]["link_preview_options"] == {"is_disabled": True}  # as it is held
+    file = await call(tg, "getFile", file_id=updates[3]["message"]["document"]["file_id"])
+    assert_valid(file, File)
+
+
+@pytest.mark.parametrize("model", CHECKED, ids=lambda m: m.__name__)
+def test_the_schema_check_refuses_what_telegram_would_not_send(
+    model: type[TelegramObject],
+) -> None:
+    """The check itself can fail: a field the description lacks, a required one gone."""
+    good = schema.build(model, full=False)
+    assert schema.problems(good, model) == []
+    assert schema.problems({**good, "no_such_field": 1}, model) != []
+    required = [name for name, f in schema.fields_of(model).items() if f.required]
+    if required:
+        missing = {k: v for k, v in good.items() if k != required[0]}
+        assert schema.problems(missing, model) != []
