@@ -495,3 +495,23 @@ def test_set_values_show_what_the_file_would_say_without_credentials() -> None:
 def test_only_the_full_names_make_a_configuration_of_the_environment() -> None:
     assert set_in_environment({"JELLYBIT_TMDB_API_KEY": "k", "JELLYBIT_CRASH_SEED": "1"}) == []
     assert set_in_environment({"JELLYBIT_WEB_METRICS": "true"}) == ["web.metrics"]
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('[qbittorrent]\nurl = "ftp://admin:hunter2@nas:8080"', "qbittorrent.url"),
+        ('[qbittorrent]\nurl = "http//admin:hunter2@nas:8080"', "qbittorrent.url"),
+        ('[qbittorrent]\nurl = "admin:hunter2@nas:8080"', "qbittorrent.url"),
+        ('[jellyfin]\nurl = "tcp://me:hunter2@media"', "jellyfin.url"),
+        (
+            '[telegram]\nmode = "webhook"\n[web]\npublic_url = "http://me:hunter2@bot.example.org"',
+            "web.public_url",
+        ),
+    ],
+)
+def test_a_problem_line_never_prints_a_urls_password(tmp_path: Path, text: str, key: str) -> None:
+    problems = problems_of(tmp_path, text)
+    line = next(p for p in problems if p.startswith(f"{key}:"))
+    assert "hunter2" not in "\n".join(problems)
+    assert "got" in line  # the value is still shown, without its credentials

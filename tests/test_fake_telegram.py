@@ -7,6 +7,7 @@ import asyncio
 import io
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -454,3 +455,16 @@ async def test_group_chat(tg: FakeTelegram, bot: Bot) -> None:
     await bot.send_message(-1001234567890, "hello, family")
     assert in_group.last_bot_message().text == "hello, family"
     assert person.messages() == []  # the private chat is another chat
+
+
+async def test_the_sandbox_server_numbers_on_across_restarts(tmp_path: Path) -> None:
+    """Like Telegram, a restarted sandbox never hands out an update or message id again."""
+    state = tmp_path / "telegram.json"
+    ids = []
+    for _ in range(2):
+        async with BotApiServer(token="1:x", bot_username="b", state=state) as server:
+            person = server.user(5, first_name="P", language_code="en")
+            sent = await person.send_text("hi")
+            ids.append((server._updates[-1]["update_id"], sent.message_id))
+    assert ids[1][0] == ids[0][0] + 1
+    assert ids[1][1] == ids[0][1] + 1

@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 from core.ids import new_id
-from core.live import LiveMap, hashes_of, is_complete
+from core.live import LiveMap, contradicts, hashes_of, is_complete, torrent_ids
 from core.models import Download, Infohash
 from core.paths import map_remote_path
 from core.states import State
@@ -153,3 +153,29 @@ def test_is_complete_needs_an_upload_state() -> None:
 
 def test_backoff_doubles_up_to_five_minutes() -> None:
     assert [backoff_seconds(n) for n in range(8)] == [5, 10, 20, 40, 80, 160, 300, 300]
+
+
+def test_a_full_answer_after_a_failed_follow_up_marks_every_torrent_changed() -> None:
+    live = LiveMap()
+    torrent = {"name": "A", "state": "metaDL", "infohash_v1": V1, "progress": 0}
+    live.apply({"rid": 1, "full_update": True, "torrents": {V1: torrent}})
+    again = {"rid": 2, "full_update": True, "torrents": {V1: torrent}}
+    assert live.apply(again).changed == set()  # nothing changed: nothing to follow
+    assert live.apply(again, everything=True).changed == {V1}  # the last follow-up failed
+
+
+def test_metadata_that_contradicts_a_magnets_hashes_is_seen() -> None:
+    other_v2 = "c" * 64
+    before = {"state": "metaDL", "size": 0, "infohash_v1": V1, "infohash_v2": other_v2}
+    assert not contradicts((V1, other_v2), before)  # before metadata: the magnet echoed
+    v1_only = {"state": "stalledDL", "size": 5, "infohash_v1": V1, "infohash_v2": ""}
+    assert contradicts((V1, other_v2), v1_only)  # its v2 is of another torrent
+    hybrid = {"has_metadata": True, "infohash_v1": V1, "infohash_v2": V2}
+    assert contradicts((V1, other_v2), hybrid)
+    assert not contradicts((V1, V2), hybrid)
+    assert not contradicts((V1,), hybrid)  # a hybrid added by its v1: it gains its v2
+    assert not contradicts((V2,), {"has_metadata": True, "hash": V2[:40]})  # an old WebAPI
+
+
+def test_a_torrent_is_known_by_its_v1_and_its_truncated_v2() -> None:
+    assert torrent_ids([V1, V2]) == [V1, V2[:40]]

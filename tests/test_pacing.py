@@ -2,6 +2,7 @@
 the waits grow while it fails, and the counts reach /healthz."""
 
 import asyncio
+from collections.abc import Callable
 
 from aiohttp.test_utils import TestClient, TestServer
 from structlog.testing import capture_logs
@@ -16,6 +17,14 @@ from worker.pacing import Loop
 from worker.supervisor import Part, Supervisor
 
 UNREACHABLE = QbittorrentSettings(url="http://127.0.0.1:9")
+
+
+async def until(condition: Callable[[], bool], within: float = 5.0) -> None:
+    for _ in range(int(within / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"not within {within} s")
 
 
 class Flaky:
@@ -155,13 +164,11 @@ async def test_a_loop_backing_off_ticks_as_soon_as_its_probe_says_the_other_side
     stop = asyncio.Event()
     with capture_logs():
         running = asyncio.create_task(loop.run(stop))
-        while tick.calls < 6:  # the sixth wait is 0.05 * 64 = 3.2 s
-            await asyncio.sleep(0.01)
+        await until(lambda: tick.calls >= 6)  # the sixth wait is 0.05 * 64 = 3.2 s
         tick.left = 0
         back.set()
         began = asyncio.get_running_loop().time()
-        while loop.health().failing:
-            await asyncio.sleep(0.01)
+        await until(lambda: not loop.health().failing)
         waited = asyncio.get_running_loop().time() - began
         stop.set()
         await asyncio.wait_for(running, timeout=5)
@@ -187,8 +194,7 @@ async def test_healthz_shows_each_part_and_fails_while_one_keeps_failing(store: 
     try:
         with capture_logs():
             running = asyncio.create_task(supervisor.run(stop))
-            while supervisor.health()[0].restarts < 2:
-                await asyncio.sleep(0.01)
+            await until(lambda: supervisor.health()[0].restarts >= 2)
             response = await client.get("/healthz")
             body = await response.json()
             stop.set()

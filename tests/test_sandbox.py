@@ -36,33 +36,41 @@ WAIT_MS = 60_000  # Playwright's waits for the chat: a real download and import
 # --- the whole way, as a person ------------------------------------------------------------
 
 
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
-    """``jellybit run`` in an empty directory; stopped by its PID (SIGTERM)."""
+def start_sandbox(cwd: Path, log_name: str) -> subprocess.Popen[bytes]:
+    """``jellybit run`` in ``cwd``, logging to ``cwd / log_name``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JELLYBIT_", "LC_"))}
     env |= {"LANG": "C.UTF-8", "PYTHONPATH": str(ROOT)}  # an English-speaking machine
-    log_path = tmp_path / "jellybit.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
+    with (cwd / log_name).open("wb") as log:
+        return subprocess.Popen(
             [sys.executable, "-m", "jellybit", "run"],
-            cwd=tmp_path,
+            cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
+
+
+def stop_sandbox(process: subprocess.Popen[bytes], cwd: Path) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(STOP_WITHIN)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(STOP_WITHIN)
+    for name in ("qbittorrent", "seeder"):  # only if the sandbox could not stop them
+        QbtInstance(cwd / "var" / "sandbox" / name, 0, 0).stop_stale()
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
+    """``jellybit run`` in an empty directory; stopped by its PID (SIGTERM)."""
+    process = start_sandbox(tmp_path, "jellybit.log")
     try:
-        yield _wait_for_banner(process, log_path), process, tmp_path
+        yield _wait_for_banner(process, tmp_path / "jellybit.log"), process, tmp_path
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(STOP_WITHIN)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(STOP_WITHIN)
-        for name in ("qbittorrent", "seeder"):  # only if the sandbox could not stop them
-            QbtInstance(tmp_path / "var" / "sandbox" / name, 0, 0).stop_stale()
+        stop_sandbox(process, tmp_path)
 
 
 def _wait_for_banner(process: subprocess.Popen[bytes], log_path: Path) -> str:
@@ -118,6 +126,25 @@ async def test_a_sample_magnet_goes_all_the_way_to_the_library(
     process.send_signal(signal.SIGTERM)
     assert process.wait(STOP_WITHIN) == 0
     assert [pid for pid in pids if pid_alive(pid)] == []  # both stopped with it
+    await _started_again_it_answers(cwd)
+
+
+async def _started_again_it_answers(cwd: Path) -> None:
+    """The same sandbox started again hears the first sample tapped: its Bot API server
+    numbers updates on from the last run's (the inbox keeps those seven days)."""
+    again = start_sandbox(cwd, "jellybit-again.log")
+    try:
+        url = _wait_for_banner(again, cwd / "jellybit-again.log")
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            chat = await (await browser.new_context(viewport=PHONE)).new_page()
+            await chat.goto(url)
+            await chat.click('button[data-sample="0"]')
+            answer = chat.locator(".msg.bot", has_text=SAMPLES[0].name).last
+            await answer.wait_for(timeout=WAIT_MS)
+            await browser.close()
+    finally:
+        stop_sandbox(again, cwd)
 
 
 async def _open_link(chat: Page, message: Locator, button: str) -> Page:

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from structlog.testing import capture_logs
 
+from tests.test_pacing import until
 from worker.supervisor import Part, PartGaveUpError, Supervisor
 
 
@@ -66,8 +67,7 @@ async def test_a_part_that_ends_by_itself_is_restarted() -> None:
     stop = asyncio.Event()
     with capture_logs() as logs:
         task = asyncio.create_task(supervisor.run(stop))
-        while ends < 3:
-            await asyncio.sleep(0.01)
+        await until(lambda: ends >= 3)
         stop.set()
         await asyncio.wait_for(task, 5)
     assert supervisor.health()[0].restarts == 2

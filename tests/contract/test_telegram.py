@@ -129,7 +129,7 @@ async def test_the_updates_handed_out_are_telegram_updates(tg: FakeTelegram) -> 
     await person.send_text("a hint", reply_to=person.messages()[-1])
     await person.send_photo("a caption")
     await person.send_document("x.torrent", b"d4:infod4:name1:xee", caption="doc")
-    pressed = [m for m in person.messages() if m.message_id == sent["message_id"]][0]
+    pressed = next(m for m in person.messages() if m.message_id == sent["message_id"])
     await Person.press(person, pressed, "Cancel", timeout=0.01)  # nobody answers it here
     updates = await call(tg, "getUpdates", timeout=0)
     assert len(updates) == 5
