@@ -51,7 +51,7 @@ run: $(BIN)/jellybit
 # chroot, made once by scripts/qbittorrent5 at a fixed path: docs/qbittorrent.md).
 test: $(BIN)/jellybit check-deps
 	@scripts/qbittorrent5 >/dev/null
-	$(BIN)/pytest -n auto --dist loadfile
+	$(BIN)/pytest -n auto --dist loadfile --durations=15
 
 check-deps:
 	@scripts/ensure-debs $(TEST_DEBS)
