@@ -320,6 +320,16 @@ async def test_a_hostile_name_is_escaped(store: Store, client: Client) -> None:
         assert "<script>alert" not in text
 
 
+async def test_bidi_controls_in_a_name_are_dropped_where_it_is_shown(
+    store: Store, client: Client
+) -> None:
+    download = await new_download(store, "Movie.\u202egnp.exe\u202c.2021")
+    for path in (card(download.id), "/", f"/review/{download.id}"):
+        text = await (await client.get(path)).text()
+        assert "Movie.gnp.exe.2021" in text, path
+        assert not {"\u202e", "\u202c"} & set(text), path
+
+
 async def test_no_inline_script_or_style(store: Store, client: Client) -> None:
     download = await new_download(store, state=State.REVIEW)
     await candidates_for(store, download)
