@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import guessit
-import yaml
+import yaml  # type: ignore[import-untyped]  # pyyaml comes with schemathesis (dev lock)
 
 from core.parsing.release import Parsed, parse_release
 
