@@ -16,10 +16,6 @@ import anitopy
 
 from core.numbers import ascii_int
 
-# A leading "[Group]", a CRC "[ABCD1234]", or an absolute number after " - ".
-_SHAPE = re.compile(
-    r"^\s*[\[【][^\]】]+[\]】]|\[[0-9A-Fa-f]{8}\]|\s-\s\d{1,4}(?:\.5)?(?:v\d)?(?=[\s\[(.]|$)"
-)
 # What ends a title without being part of it: a cour or part of a season, and the
 # words of specials (whose numbers are not the show's episodes).
 _COUR = re.compile(r"(?i)[\s\-:]+(?:Part|Cour)\s*\d{1,2}$")
@@ -37,10 +33,6 @@ class AnimeName:
     episodes: tuple[int, ...]
     special: bool  # OVA, SP, NCOP…: its number is not an episode of the show
     movie: bool
-
-
-def looks_anime(name: str) -> bool:
-    return _SHAPE.search(name) is not None
 
 
 @lru_cache(maxsize=4096)

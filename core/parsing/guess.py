@@ -91,7 +91,7 @@ def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
         title_span=title_spans[0] if title_spans else None,
         years=_ints(result.get("year")),
         year_spans=spans("year"),
-        seasons=() if _season_is_year(matches) else _ints(result.get("season")),
+        seasons=() if _season_is_year(text, matches) else _ints(result.get("season")),
         episodes=_ints(result.get("episode")),
         date=result.get("date") if isinstance(result.get("date"), datetime.date) else None,
         year_read_as_episode=_year_read_as_episode(text, matches),
@@ -126,11 +126,23 @@ def _ints(value: object) -> tuple[int, ...]:
     return ()
 
 
-def _season_is_year(matches: Mapping[str, Sequence[Any]]) -> bool:
-    """guessit reads "[2013, BDRip]" as both year and season 2013: it is a year."""
+def _season_is_year(text: str, matches: Mapping[str, Sequence[Any]]) -> bool:
+    """guessit may read a year as both year and season: with no episode beside it, it
+    is a year ("[2013, BDRip]"); with one, it is a season named by its year
+    ("Pawn.Stars.S2014E18", "Looney Tunes 1940x01")."""
     years = {(int(m.start), int(m.end)) for m in matches.get("year") or ()}
     seasons = matches.get("season") or ()
+    if any(_written_as_season(text, m, matches.get("episode") or ()) for m in seasons):
+        return False
     return bool(seasons) and all((int(m.start), int(m.end)) in years for m in seasons)
+
+
+def _written_as_season(text: str, season: Any, episodes: Sequence[Any]) -> bool:
+    """ "S2014" or "1940x01": a number that a season marker makes a season."""
+    start, end = int(season.start), int(season.end)
+    if start and text[start - 1] in "Ss":
+        return True
+    return any(int(e.start) == end + 1 and text[end] in "xX" for e in episodes)
 
 
 def _year_read_as_episode(text: str, matches: Mapping[str, Sequence[Any]]) -> bool:

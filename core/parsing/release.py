@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from core.parsing.anime import looks_anime, parse_anime
+from core.parsing.anime import parse_anime
 from core.parsing.guess import Guess, MediaKind
 from core.parsing.guess import guess as guess_name
 from core.titles import fold
@@ -40,6 +40,10 @@ class Parsed:
     # "Title S3 - 59": the number counts on from the first season (fansubs do this);
     # ``SxxEyy`` never does.
     absolute: bool = False
+    seasons: tuple[int, ...] = ()  # every season the name names ("S01-S03": 1, 2, 3)
+    # "Show - Subtitle - 01": the words between a dash and the number, which only the
+    # chosen title can explain (a season's name, a longer title).
+    subtitle: str | None = None
 
 
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
@@ -48,6 +52,23 @@ _TILDE_RANGE = re.compile(r"(?<=\d)\s*~\s*(?=\d)")
 _YEAR_RANGE = re.compile(r"(?<!\d)((?:19|20)\d\d)\s*[-–]\s*(?:19|20)\d\d(?!\d)")
 _FIRST_YEAR = re.compile(r"(?<![\w.])(?:19|20)\d\d(?![\w.])")
 _LEADING_GROUPS = re.compile(r"^(?:\s*\[[^\]]*\])+\s*")
+# What a name may start with that is not its title: "[rutracker.org]", "[GROUP]",
+# "【高清影视之家 www.x.com】", "[h265 - HEVC]", "www.site.tld - ".
+_LEADING_TAG = re.compile(r"^\s*(?:\[[^\]]*\]|【[^】]*】)[\s._-]*")
+_SITE = re.compile(
+    r"(?i)^\s*(?:www\.[\w-]+(?:\.[\w-]+)+[\s._]*[-–_][\s._-]*"
+    r"|[\w-]+\.(?:com|org|net|ru|info|tv|me|io|cc|to|in|co|xyz|club|site|pics|world|party|vip|cam|show)"
+    r"\s+[-–]\s+)(?=\S)"
+)
+_CRC = re.compile(r"[\[(][0-9A-Fa-f]{8}[\])]")
+_DASH_NUMBER = re.compile(r"\s-\s\d{1,4}(?:\.5)?(?:v\d)?(?=[\s\[(.]|$)")
+# What scene names carry and fansub names do not.
+_SCENE = re.compile(
+    r"(?i)(?<![a-z0-9])(?:S\d{1,4}E\d{1,4}|\d{1,2}x\d{2,3}|"
+    r"(?:FRENCH|TRUEFRENCH|GERMAN|ITALIAN|iTA|SPANISH|RUSSIAN|KOREAN|MULTi|VOSTFR|DUBBED)|"
+    r"WEB-?DL|WEBRip|HDTV|DVDRip|BDRip|BRRip|HDRip)(?![a-z0-9])"
+    r"|\.(?:19|20)\d\d\."
+)
 _PREFIX_NOISE = re.compile(r"[\s._\-]*(?:\[[^\]]*\][\s._\-]*)*")
 _SEPARATORS_ONLY = re.compile(r"[\s._\-]*")
 _ENDS_IN_NUMBER = re.compile(r"\d$")
@@ -77,9 +98,12 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
         return Parsed("unknown", None, None, None, ())
     if " / " in text:
         return _parse_titled(text, kind)
-    basename = text.replace("\\", "/").rsplit("/", 1)[-1]
-    if looks_anime(basename) and (anime := _parse_anime(basename, kind)) is not None:
-        return anime
+    folder, _, basename = text.replace("\\", "/").rpartition("/")
+    rest = strip_tags(basename)
+    if _anime_shaped(basename, rest) and (anime := _parse_anime(basename, kind)) is not None:
+        return _in_folder(anime, folder)
+    if rest != basename:
+        text = f"{folder}/{rest}" if folder else rest  # the tags say nothing of the title
     guessed_as = kind
     guess = guess_name(text, kind)
     if guess.year_read_as_episode and kind != "series":
@@ -92,7 +116,44 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     title = _without_part_range(title)
     ru = _russian_numbers(basename) if _CYRILLIC.search(basename) else None
     parsed = _assemble(guess, kind, title, year, None, ru)
-    return replace(parsed, country=country, title_with_year=title_with_year)
+    return _in_folder(replace(parsed, country=country, title_with_year=title_with_year), folder)
+
+
+def strip_tags(name: str) -> str:
+    """The name without the site and group tags it starts with."""
+    while True:
+        rest = _SITE.sub("", _LEADING_TAG.sub("", name), count=1)
+        if rest == name or not rest.strip():
+            return name
+        name = rest
+
+
+def _anime_shaped(basename: str, rest: str) -> bool:
+    """A fansub name: a CRC, an absolute number after " - ", or a group tag in front
+    of a name that has nothing of a scene name (SxxEyy, a language word, a source)."""
+    if _CRC.search(basename) or _DASH_NUMBER.search(rest):
+        return True
+    return (
+        rest != basename and basename.lstrip().startswith(("[", "【")) and not _SCENE.search(rest)
+    )
+
+
+def _in_folder(parsed: Parsed, folder: str) -> Parsed:
+    """A series file whose name has no season takes its folder's ("Show S03/Show - 07")."""
+    if parsed.kind != "series" or parsed.season is not None or parsed.seasons or not folder:
+        return parsed
+    season = folder_season(folder)
+    return parsed if season is None else replace(parsed, season=season, seasons=(season,))
+
+
+def folder_season(folder: str) -> int | None:
+    """The season the nearest folder names: "Season 2", "Series 2", "Сезон 2",
+    "Show S03", "Show.S03.1080p"."""
+    for name in reversed(folder.split("/")):
+        found = _SEASON_FOLDER.match(name.strip()) or _SEASON_IN_FOLDER.search(name)
+        if found is not None:
+            return int(found.group(1))
+    return None
 
 
 def _parse_anime(basename: str, kind: MediaKind | None) -> Parsed | None:
@@ -242,11 +303,21 @@ def _assemble(
         found_kind = "unknown"
     if found_kind != "series":
         return Parsed(found_kind, title, year, None, (), alt_title)
-    if len(set(seasons)) > 1:
+    named = _unique_sorted(seasons)
+    if len(named) > 1:
         # A multi-season pack: the numbers belong to each file, not to the torrent.
-        return Parsed(found_kind, title, year, None, (), alt_title, guess.date)
+        return Parsed(found_kind, title, year, None, (), alt_title, guess.date, seasons=named)
     season = seasons[0] if seasons else None
-    return Parsed(found_kind, title, year, season, _unique_sorted(episodes), alt_title, guess.date)
+    return Parsed(
+        found_kind,
+        title,
+        year,
+        season,
+        _unique_sorted(episodes),
+        alt_title,
+        guess.date,
+        seasons=named,
+    )
 
 
 def _russian_numbers(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -341,6 +412,9 @@ _PART_WORD = re.compile(
 )
 # A season's folder: "Season 2", "Series 2" (British), "Сезон 2".
 _SEASON_FOLDER = re.compile(r"(?i)^(?:season|series|сезон)[\s._-]*(\d{1,2})$")
+_SEASON_IN_FOLDER = re.compile(
+    r"(?i)(?<![a-z0-9])(?:S|Season[\s._-]?|Сезон[\s._-]?)(\d{1,2})(?![\dxe])"
+)
 _WORD_SPLIT = re.compile(r"[\s._\-]+")
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _NUMBER_WORDS |= {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
@@ -358,8 +432,9 @@ def parse_file(path: str, *, kind: MediaKind | None = None) -> Parsed:
     parsed = parse_release(text, kind=kind)
     if parsed.kind != "series":
         return parsed
-    if parsed.season is None and (season := _season_folder(text)) is not None:
-        parsed = replace(parsed, season=season)
+    folder = text.replace("\\", "/").rpartition("/")[0]
+    if parsed.season is None and not parsed.seasons and (season := folder_season(folder)):
+        parsed = replace(parsed, season=season, seasons=(season,))
     if parsed.special or parsed.episodes:
         return parsed
     stem = basename.rsplit(".", 1)[0] if "." in basename else basename
@@ -370,12 +445,6 @@ def parse_file(path: str, *, kind: MediaKind | None = None) -> Parsed:
     if numbered is not None and not parsed.date:
         return replace(parsed, episodes=(_number(numbered.group(1)),))
     return parsed
-
-
-def _season_folder(path: str) -> int | None:
-    folders = path.replace("\\", "/").split("/")[:-1]
-    found = [m for folder in folders if (m := _SEASON_FOLDER.match(folder.strip()))]
-    return int(found[-1].group(1)) if found else None
 
 
 def _after_title(stem: str, title: str | None) -> str:
