@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anitopy
 import guessit
 import yaml  # type: ignore[import-untyped]  # pyyaml comes with schemathesis (dev lock)
 
@@ -30,6 +31,7 @@ from core.parsing.release import Parsed, parse_release
 
 SUITES = Path(guessit.__file__).parent / "test"
 FIELDS = ("title", "year", "season", "episode", "type")
+ANIME_SUITES = ("anitomy",)
 _NON_WORD = re.compile(r"\W+")
 
 
@@ -47,15 +49,21 @@ class Tally:
     names: int = 0
     guessit_right: int = 0
     jellybit_right: int = 0
+    anitopy_right: int = 0  # anime suites only: anitopy alone, for comparison
     broken: list[str] = field(default_factory=list)  # guessit right, jellybit wrong
     fixed: list[str] = field(default_factory=list)  # the other way
 
     def line(self) -> str:
+        anitopy_alone = (
+            f", anitopy alone {self.anitopy_right} ({_pct(self.anitopy_right, self.names)})"
+            if self.suite in ANIME_SUITES
+            else ""
+        )
         return (
             f"{self.suite}: {self.names} names — guessit {self.guessit_right} "
             f"({_pct(self.guessit_right, self.names)}), jellybit {self.jellybit_right} "
-            f"({_pct(self.jellybit_right, self.names)}); jellybit breaks {len(self.broken)}, "
-            f"fixes {len(self.fixed)}"
+            f"({_pct(self.jellybit_right, self.names)}){anitopy_alone}; jellybit breaks "
+            f"{len(self.broken)}, fixes {len(self.fixed)}"
         )
 
 
@@ -79,6 +87,10 @@ def names() -> Iterator[Name]:
             continue
         for entry in json.loads(path.read_text(encoding="utf-8"))["entries"]:
             wanted = {k: v for k, v in entry["expected"].items() if k in FIELDS}
+            episodes = wanted.get("episode")
+            if path.stem == "anitomy" and isinstance(episodes, list) and len(episodes) == 2:
+                # anitomy writes a range as its two ends ("01-04" -> ["01", "04"])
+                wanted["episode"] = list(range(episodes[0], episodes[1] + 1))
             if set(wanted) - {"type"}:
                 yield Name(path.stem, entry["release_name"], wanted)
 
@@ -112,6 +124,23 @@ def jellybit_fields(name: Name) -> dict[str, Any]:
         "episode": list(parsed.episodes) if len(parsed.episodes) != 1 else parsed.episodes[0],
         "type": {"movie": "movie", "series": "episode"}.get(parsed.kind),
         "date": parsed.date,
+    }
+
+
+def anitopy_fields(name: Name) -> dict[str, Any]:
+    found = anitopy.parse(name.text.rsplit("/", 1)[-1]) or {}
+    numbers = found.get("episode_number")
+    values = numbers if isinstance(numbers, list) else [numbers] if numbers else []
+    episodes = [int(n) for n in values if str(n).isdigit()]
+    if len(episodes) == 2 and episodes[0] < episodes[1]:
+        episodes = list(range(episodes[0], episodes[1] + 1))
+    year, season = str(found.get("anime_year") or ""), str(found.get("anime_season") or "")
+    return {
+        "title": found.get("anime_title"),
+        "year": int(year) if year.isdigit() else None,
+        "season": int(season) if season.isdigit() else None,
+        "episode": episodes[0] if len(episodes) == 1 else episodes or None,
+        "type": "episode" if episodes else "movie",
     }
 
 
@@ -149,6 +178,8 @@ def score() -> dict[str, Tally]:
         tally.names += 1
         tally.guessit_right += by_guessit
         tally.jellybit_right += by_jellybit
+        if name.suite in ANIME_SUITES:
+            tally.anitopy_right += right(anitopy_fields(name), name.expected)
         if by_guessit and not by_jellybit:
             tally.broken.append(name.text)
         elif by_jellybit and not by_guessit:

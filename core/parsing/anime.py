@@ -22,6 +22,28 @@ _COUR = re.compile(r"(?i)[\s\-:]+(?:Part|Cour)\s*\d{1,2}$")
 _SPECIAL = re.compile(r"(?i)[\s\-]+(?:OVA|OAD|ONA|SP|Specials?|NC(?:OP|ED)\d*)$")
 _MOVIE = re.compile(r"(?i)[\s\-]+(?:The\s+)?Movie$")
 _ENGLISH_IN_BRACKETS = re.compile(r"^(?P<title>.+?)\s*\((?P<other>[^()]*[A-Za-z][^()]*)\)$")
+# What anitopy leaves in a title: "Title - S01E01", "01 - Title" (the episode first),
+# "2nd Season", and a dash before a subtitle ("Show - Subtitle": a later season's
+# name, or the rest of a longer title).
+_EPISODE_IN_TITLE = re.compile(r"(?i)\s*-?\s*S(\d{1,2})E(\d{1,4})(?:\s*-\s*(?P<rest>.*))?$")
+_EPISODE_FIRST = re.compile(r"^(\d{1,4})\s+-\s+(?P<title>.+)$")
+_NTH_SEASON = re.compile(r"(?i)\s+(\d{1,2})(?:st|nd|rd|th)\s+Season$")
+_SUBTITLE = re.compile(r"^(?P<title>.+?)\s+[-–~]\s+(?P<subtitle>.+)$")
+# More numbers after a batch's range: "493-498 & 500-507".
+_MORE_RANGES = re.compile(r"^[\s.&+,]*(\d{1,4})(?:\s*-\s*(\d{1,4}))?")
+_FRACTION = re.compile(r"^\d{1,4}(?:\.\d|[a-cA-C])$")  # "07.5" (a recap), "01b", "111C"
+_EPISODE_AT_END = re.compile(r"(?i)[\s_-]+ep\.?\s*(\d{1,4})$")
+_BRACKETED = re.compile(r"[\[【]([^\]】]+)[\]】]")
+_LEADING_NUMBER = re.compile(r"^\s*(\d{1,4})(?:v\d)?(?:\D.*)?$")
+_NUMBER_BEFORE_DASH = re.compile(r"^\s+(\d{1,3}(?:\.\d)?)\s+-\s+\S")
+# Brackets of technical words, not titles.
+_TAGS = re.compile(
+    r"(?i)\b(?:\d{3,4}p|\d{3,4}x\d{3,4}|[0-9a-f]{8}|x26[45]|h\.?26[45]|hevc|avc|xvid|divx"
+    r"|aac|ac3|dts|flac|mp3|ogg|bd|dvd|web|raws?)\b"
+)
+_GROUP_LIKE = re.compile(r"(?i)(?:raws|subs|fansubs?|sub)$|-")
+_FRACTION_AT_END = re.compile(r"\s+-\s+\d{1,4}\.\d$")  # "Hidamari Sketch x365 - 04.1"
+_SPECIAL_WORDS = frozenset({"pv", "pilot", "ova", "oad", "ona", "special", "sp", "cm"})
 
 
 @dataclass(frozen=True)
@@ -33,6 +55,8 @@ class AnimeName:
     episodes: tuple[int, ...]
     special: bool  # OVA, SP, NCOP…: its number is not an episode of the show
     movie: bool
+    subtitle: str | None = None  # "Show - Subtitle - 01": the words after the dash
+    episode_title: str | None = None
 
 
 @lru_cache(maxsize=4096)
@@ -43,23 +67,123 @@ def parse_anime(name: str) -> AnimeName | None:
     except Exception:  # anitopy has no error type of its own; any failure is "no title"
         return None
     title = _text(found.get("anime_title"))
+    episodes = _episodes(found.get("episode_number"))
+    season = _number(found.get("anime_season"))
+    episode_title = _text(found.get("episode_title"))
+    fraction = any(_FRACTION.match(n) for n in _values(found.get("episode_number")))
+    if title is not None and (inside := _EPISODE_IN_TITLE.search(title)) is not None:
+        # "[0x539] Somali and the Forest Spirit - S01E01": an SxxEyy anitopy missed
+        season, episodes = int(inside.group(1)), (int(inside.group(2)),)
+        episode_title = inside.group("rest") or episode_title
+        title = title[: inside.start()].strip()
+    elif title is not None and (first := _EPISODE_FIRST.match(title)) is not None and not episodes:
+        episodes, title = (int(first.group(1)),), first.group("title")  # "01 - Tari Tari"
+    if title is not None and (tail := _EPISODE_AT_END.search(title)) is not None and not episodes:
+        episodes, title = (int(tail.group(1)),), title[: tail.start()]  # "Gunbuster-ep1"
+    title, episodes = _title_in_brackets(name, title, episodes, _text(found.get("release_group")))
     if title is None:
         return None
+    numbered = (title, episodes)
+    title, episodes, episode_title = _number_of_the_title(
+        name, title, episodes, episode_title, _text(found.get("anime_type"))
+    )
+    fraction = fraction and (title, episodes) == numbered  # "Memories Off 3.5 - 04"
+    if (end := _FRACTION_AT_END.search(title)) is not None:
+        title, fraction = title[: end.start()], True
+    if episode_title and (more := _MORE_RANGES.match(episode_title)) is not None and episodes:
+        first_more, last_more = int(more.group(1)), int(more.group(2) or more.group(1))
+        if episodes[-1] < first_more <= last_more <= first_more + 2000:
+            episodes = (*episodes, *range(first_more, last_more + 1))
+            episode_title = episode_title[more.end() :].strip(" .&+,") or None
+    if (nth := _NTH_SEASON.search(title)) is not None:
+        season, title = int(nth.group(1)), title[: nth.start()]
     movie = _MOVIE.search(title) is not None or _text(found.get("anime_type")) == "Movie"
-    special = _SPECIAL.search(title) is not None
+    special = _SPECIAL.search(title) is not None or fraction
     title = _MOVIE.sub("", _SPECIAL.sub("", _COUR.sub("", title)))
     alt_title = None
     if (bracketed := _ENGLISH_IN_BRACKETS.match(title)) is not None:
         title, alt_title = bracketed.group("title"), bracketed.group("other").strip()
+    # The whole title stays the title; what follows its dash is kept apart, for the
+    # reading of the title before it ("Show" of "Show - Subtitle").
+    dashed = _SUBTITLE.match(title.strip(" -"))
+    subtitle = dashed.group("subtitle").strip(" -") if dashed is not None else None
     return AnimeName(
         title=title.strip(" -"),
         alt_title=alt_title,
         year=_number(found.get("anime_year")),
-        season=_number(found.get("anime_season")),
-        episodes=_episodes(found.get("episode_number")),
+        season=season,
+        episodes=() if fraction else episodes,
         special=special,
         movie=movie,
+        subtitle=subtitle or None,
+        episode_title=episode_title,
     )
+
+
+def _title_in_brackets(
+    name: str, title: str | None, episodes: tuple[int, ...], group: str | None
+) -> tuple[str | None, tuple[int, ...]]:
+    """A title anitopy read as a bare number or a symbol ("[Keroro].148",
+    "[AoJiaoZero][Mangaka-san …] 02", "【MMZYSUB】★【Golden Time】[24]"): the title is in
+    brackets — the first one after the group's that has words, else the group's —
+    and the number is the episode."""
+    if title is not None and any(c.isalnum() for c in title) and not title.isdigit():
+        return title, episodes  # "009-1" is a title
+    if title is not None and title.isdigit() and group is not None and _GROUP_LIKE.search(group):
+        return title, episodes  # "[TardRaws] 0": the group is a group
+    number = int(title) if title is not None and title.isdigit() else None
+    inside = [b for b in _BRACKETED.findall(name) if any(c.isalpha() for c in b)]
+    named = [b for b in inside if b != group and not _TAGS.search(b)]
+    found = named[0] if named else group
+    if found is None:
+        return title, episodes
+    if not episodes:
+        digits = [b for b in _BRACKETED.findall(name) if _LEADING_NUMBER.match(b)]
+        episodes = (
+            (number,)
+            if number is not None
+            else _episodes(
+                _LEADING_NUMBER.match(digits[0]).group(1) if digits else None  # type: ignore[union-attr]
+            )
+        )
+    return found.strip(), episodes
+
+
+def _number_of_the_title(
+    name: str,
+    title: str,
+    episodes: tuple[int, ...],
+    episode_title: str | None,
+    kind: str | None,
+) -> tuple[str, tuple[int, ...], str | None]:
+    """ "Kiddy Grade 2 - Pilot", "Memories Off 3.5 - 04", "Rozen Maiden 3 - PV": the
+    number anitopy took for the episode ends the title when what follows its dash is
+    the episode or the name of a special."""
+    numbers = _values(found_numbers(name, title))
+    if len(numbers) != 1:
+        return title, episodes, episode_title
+    if episode_title is not None and _LEADING_NUMBER.fullmatch(episode_title):
+        return f"{title} {numbers[0]}", _episodes(episode_title.split("v")[0]), None
+    if (episode_title or "").casefold() in _SPECIAL_WORDS or (
+        kind or ""
+    ).casefold() in _SPECIAL_WORDS:
+        return f"{title} {numbers[0]}", (), episode_title
+    return title, episodes, episode_title
+
+
+def found_numbers(name: str, title: str) -> list[str]:
+    """The number that follows the title in the name, before a " - "."""
+    at = name.replace("_", " ").find(title)
+    if at < 0:
+        return []
+    after = name.replace("_", " ")[at + len(title) :]
+    number = _NUMBER_BEFORE_DASH.match(after)
+    return [number.group(1)] if number else []
+
+
+def _values(value: object) -> list[str]:
+    values = value if isinstance(value, list) else [value]
+    return [v for v in values if isinstance(v, str)]
 
 
 def _text(value: object) -> str | None:

@@ -41,12 +41,18 @@ class Parsed:
     # ``SxxEyy`` never does.
     absolute: bool = False
     seasons: tuple[int, ...] = ()  # every season the name names ("S01-S03": 1, 2, 3)
-    # "Show - Subtitle - 01": the words between a dash and the number, which only the
-    # chosen title can explain (a season's name, a longer title).
+    # "Show - Subtitle - 01": what follows the title's dash. The title is the whole;
+    # the part before the dash is another reading, under which the subtitle must be
+    # explained by the candidate (a season's name, an alternative title).
     subtitle: str | None = None
+    episode_title: str | None = None  # "S01E05 The Gift": an episode's name
 
 
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+# Trackers that write a name in two scripts ("Дюна / Dune", "间谍过家家 / SPY×FAMILY").
+_OTHER_SCRIPT = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+# "37 [Ruberia]_Death_Note", "EvoBot.[Watakushi]_Akuma": something before the group.
+_BEFORE_GROUP = re.compile(r"^[^\[\s]{1,10}[ .]?(?=\[[^\]]+\][\s_]*[^\W\d])")
 _LATIN = re.compile(r"[A-Za-z]")
 _TILDE_RANGE = re.compile(r"(?<=\d)\s*~\s*(?=\d)")
 _YEAR_RANGE = re.compile(r"(?<!\d)((?:19|20)\d\d)\s*[-–]\s*(?:19|20)\d\d(?!\d)")
@@ -61,14 +67,18 @@ _SITE = re.compile(
     r"\s+[-–]\s+)(?=\S)"
 )
 _CRC = re.compile(r"[\[(][0-9A-Fa-f]{8}[\])]")
-_DASH_NUMBER = re.compile(r"\s-\s\d{1,4}(?:\.5)?(?:v\d)?(?=[\s\[(.]|$)")
-# What scene names carry and fansub names do not.
-_SCENE = re.compile(
-    r"(?i)(?<![a-z0-9])(?:S\d{1,4}E\d{1,4}|\d{1,2}x\d{2,3}|"
-    r"(?:FRENCH|TRUEFRENCH|GERMAN|ITALIAN|iTA|SPANISH|RUSSIAN|KOREAN|MULTi|VOSTFR|DUBBED)|"
-    r"WEB-?DL|WEBRip|HDTV|DVDRip|BDRip|BRRip|HDRip)(?![a-z0-9])"
-    r"|\.(?:19|20)\d\d\."
+_DASH_NUMBER = re.compile(
+    r"\s-\s(?:(?:Episode|Ep\.?)\s*)?\d{1,4}(?:\.5)?(?:v\d)?(?=[\s\[(.]|$)"
+    r"|(?i:\d(?:st|nd|rd|th)\s+Season|[\s_-]ep\.?\s*\d)"
 )
+
+# What scene names carry and fansub names do not: words joined by dots
+# ("Le.Prestige.DVDRip"), a language word ("Fight Club French 1080p").
+_SCENE = re.compile(
+    r"(?i)(?<![a-z0-9])(?:FRENCH|TRUEFRENCH|GERMAN|ITALIAN|SPANISH|RUSSIAN|KOREAN|VOSTFR)"
+    r"(?![a-z0-9])"
+)
+_DOT_JOIN = re.compile(r"[^\W_]\.[^\W_]")
 _PREFIX_NOISE = re.compile(r"[\s._\-]*(?:\[[^\]]*\][\s._\-]*)*")
 _SEPARATORS_ONLY = re.compile(r"[\s._\-]*")
 _ENDS_IN_NUMBER = re.compile(r"\d$")
@@ -79,8 +89,15 @@ _ONLY_YEARS = re.compile(r"\(?\s*(?:19|20)\d\d(?:\s*[-–]\s*(?:19|20)\d\d)?\s*\
 # Russian season and episode words: "Сезон: 1-3", "2 сезон", "1-3 сезоны", "2-й сезон",
 # "Серии: 1-26 из 26", "1-9 серии из 9", "Серия 3".
 _RANGE = r"(\d{1,4})(?:\s*[-–]\s*(\d{1,4}))?"
-_RU_SEASON_BEFORE = re.compile(_RANGE + r"\s*(?:-?(?:й|ый|ой)\s*)?сезон", re.IGNORECASE)
-_RU_SEASON_AFTER = re.compile(r"сезон[ыа]?\s*[:№]?\s*" + _RANGE, re.IGNORECASE)
+# A number before "сезон" is not a year ("Cosmos 2019 Сезон 1"); one after it that is
+# followed by "серия" is the episode ("5-го сезон 9 серия").
+_RU_SEASON_BEFORE = re.compile(
+    r"(?<!\d)(?!(?:19|20)\d\d\s*сезон)" + _RANGE + r"\s*(?:-?(?:й|ый|ой|го)\s*)?сезон",
+    re.IGNORECASE,
+)
+_RU_SEASON_AFTER = re.compile(
+    r"сезон[ыа]?\s*[:№]?\s*" + _RANGE + r"(?!\d|\s*-?(?:я\s*)?(?:сери|эпизод))", re.IGNORECASE
+)
 _RU_ANIME_SEASON = re.compile(r"\[TV-?(\d{1,2})\]", re.IGNORECASE)  # "[TV-1]", "[TV2]"
 _RU_ALL_EPISODES = re.compile(r"(?<![\d-])(\d{1,4})\s+из\s+(\d{1,4})", re.IGNORECASE)
 _RU_EPISODE_AFTER = re.compile(r"(?:сери[яи]|эпизод[ыа]?)\s*[:№]?\s*" + _RANGE, re.IGNORECASE)
@@ -96,14 +113,18 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     text = _TILDE_RANGE.sub("-", unicodedata.normalize("NFC", name).strip())
     if not text:
         return Parsed("unknown", None, None, None, ())
-    if " / " in text:
+    if " / " in text and _OTHER_SCRIPT.search(text):
         return _parse_titled(text, kind)
     folder, _, basename = text.replace("\\", "/").rpartition("/")
     rest = strip_tags(basename)
-    if _anime_shaped(basename, rest) and (anime := _parse_anime(basename, kind)) is not None:
+    if (
+        _anime_shaped(basename, rest)
+        and (anime := _parse_anime(_BEFORE_GROUP.sub("", basename), kind)) is not None
+    ):
         return _in_folder(anime, folder)
-    if rest != basename:
-        text = f"{folder}/{rest}" if folder else rest  # the tags say nothing of the title
+    if rest != basename or folder:  # the tags say nothing of the title
+        bare = "/".join(strip_tags(part) for part in folder.split("/")) if folder else ""
+        text = f"{bare}/{rest}" if folder else rest
     guessed_as = kind
     guess = guess_name(text, kind)
     if guess.year_read_as_episode and kind != "series":
@@ -129,13 +150,13 @@ def strip_tags(name: str) -> str:
 
 
 def _anime_shaped(basename: str, rest: str) -> bool:
-    """A fansub name: a CRC, an absolute number after " - ", or a group tag in front
-    of a name that has nothing of a scene name (SxxEyy, a language word, a source)."""
+    """A fansub name: a CRC, an absolute number after " - ", "2nd Season", or a group
+    tag in front of a name that has nothing of a scene name (words joined by dots, a
+    language word)."""
     if _CRC.search(basename) or _DASH_NUMBER.search(rest):
         return True
-    return (
-        rest != basename and basename.lstrip().startswith(("[", "【")) and not _SCENE.search(rest)
-    )
+    scene = _SCENE.search(rest) is not None or len(_DOT_JOIN.findall(rest)) >= 3
+    return rest != basename and basename.lstrip().startswith(("[", "【")) and not scene
 
 
 def _in_folder(parsed: Parsed, folder: str) -> Parsed:
@@ -170,7 +191,9 @@ def _parse_anime(basename: str, kind: MediaKind | None) -> Parsed | None:
     else:
         found_kind = "unknown"  # "[Group] Title [BD 1080p]": the files will tell
     if found_kind != "series":
-        return Parsed(found_kind, anime.title, anime.year, None, (), anime.alt_title)
+        return Parsed(
+            found_kind, anime.title, anime.year, None, (), anime.alt_title, subtitle=anime.subtitle
+        )
     return Parsed(
         found_kind,
         anime.title,
@@ -179,7 +202,11 @@ def _parse_anime(basename: str, kind: MediaKind | None) -> Parsed | None:
         () if anime.special else anime.episodes,
         anime.alt_title,
         special=anime.special,
-        absolute=_STRICT_EPISODE.search(basename) is None,
+        absolute=(_STRICT_EPISODE.search(basename) is None and anime.season is None)
+        or (_STRICT_EPISODE.search(basename) is None and bool(anime.episodes)),
+        seasons=() if anime.season is None else (anime.season,),
+        subtitle=anime.subtitle,
+        episode_title=anime.episode_title,
     )
 
 
