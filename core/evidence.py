@@ -76,6 +76,16 @@ class Season(NamedTuple):
     number: int  # 0: specials
     episodes: int
     year: int | None = None  # of its first episode
+    name: str | None = None  # TMDB's, when it is more than "Season N" ("The Final Season")
+
+
+class AiredEpisode(NamedTuple):
+    """An episode as TMDB lists it in a season."""
+
+    season: int
+    number: int
+    name: str | None
+    air_date: str | None  # "YYYY-MM-DD"
 
 
 @dataclass(frozen=True)
@@ -488,7 +498,7 @@ def absolute_to_season(
         inside = episode - before
         return (season, inside) if 0 < inside <= own.episodes else None
     remaining = episode
-    for number, count, _ in regular:
+    for number, count, *_ in regular:
         if remaining <= count:
             return number, remaining
         remaining -= count

@@ -173,8 +173,9 @@ async def test_find_by_imdb_id_and_a_season(tmdb: FakeTmdb, make_client: MakeCli
     assert tmdb.calls[-1].params["external_source"] == "imdb_id"
     assert await client.find("tt0000001") == []
     episodes = await client.season(70523, 2)
-    assert [number for number, _ in episodes] == list(range(1, 11))
-    assert episodes[0][1] == "2017-12-01"
+    assert [episode.number for episode in episodes] == list(range(1, 11))
+    assert (episodes[0].season, episodes[0].air_date) == (2, "2017-12-01")
+    assert episodes[0].name == "Episode 1"
     with pytest.raises(RejectedError):
         await client.season(70523, 9)
 

@@ -16,6 +16,7 @@ this client never loops forever. A connection failure or timeout raises
 
 import asyncio
 import contextlib
+import re
 from dataclasses import replace
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
@@ -26,7 +27,7 @@ from common.logs import Logger, external_call, get_logger
 from core import clock
 from core.config import MetadataSettings
 from core.errors import AuthFailedError, RejectedError, UnreachableError
-from core.evidence import Candidate, MediaKind, Season
+from core.evidence import AiredEpisode, Candidate, MediaKind, Season
 from core.numbers import ascii_int
 
 SYSTEM = "tmdb"
@@ -128,8 +129,8 @@ class TmdbClient:
             *_candidates("series", shows if isinstance(shows, list) else []),
         ]
 
-    async def season(self, tmdb_id: int | str, number: int) -> list[tuple[int, str | None]]:
-        """The episodes of one season: (episode number, air date "YYYY-MM-DD")."""
+    async def season(self, tmdb_id: int | str, number: int) -> list[AiredEpisode]:
+        """The episodes of one season: number, name and air date ("YYYY-MM-DD")."""
         show = parse_tmdb_id(tmdb_id)
         if show is None:
             raise RejectedError(SYSTEM, f"not a TMDB id: {str(tmdb_id)[:40]!r}")
@@ -138,7 +139,11 @@ class TmdbClient:
         found = []
         for item in episodes if isinstance(episodes, list) else []:
             if isinstance(item, dict) and (episode := _int(item.get("episode_number"))) is not None:
-                found.append((episode, _text(item.get("air_date"))))
+                found.append(
+                    AiredEpisode(
+                        int(number), episode, _text(item.get("name")), _text(item.get("air_date"))
+                    )
+                )
         return found
 
     async def _get(
@@ -262,7 +267,7 @@ def _detailed(found: Candidate, answer: Json) -> Candidate:
     seasons = None
     if found.kind == "series" and isinstance(answer.get("seasons"), list):
         seasons = tuple(
-            Season(number, count, _year(row.get("air_date")))
+            Season(number, count, _year(row.get("air_date")), _own_name(row.get("name"), number))
             for row in _dicts(answer.get("seasons"))
             if (number := _int(row.get("season_number"))) is not None
             and (count := _int(row.get("episode_count"))) is not None
@@ -279,6 +284,17 @@ def _detailed(found: Candidate, answer: Json) -> Candidate:
         seasons=seasons,
         imdb_id=imdb,
     )
+
+
+def _own_name(value: object, number: int) -> str | None:
+    """A season's name when it says more than its number ("Season 2", "Specials",
+    "Сезон 2" say nothing)."""
+    name = _text(value)
+    if name is None or re.fullmatch(r"(?i)(?:season|series|сезон|staffel|saison)\s*\d+", name):
+        return None
+    if number == 0 and re.fullmatch(r"(?i)specials?|спецвыпуски|extras", name):
+        return None
+    return name
 
 
 def _dicts(value: object) -> list[Json]:

@@ -107,10 +107,23 @@ _LANGUAGE_NAMES = {"ru": ("Pусский", "Russian"), "en": ("English", "Englis
 
 
 @dataclass(frozen=True)
+class Episode:
+    number: int
+    name: str
+    air_date: str = ""
+
+
+@dataclass(frozen=True)
 class Season:
     number: int
     episode_count: int
     air_date: str = ""
+    name: str = ""  # TMDB's: "Season 2", "Specials", or the season's own name
+    episodes: tuple[Episode, ...] = ()  # when the set gives them; else numbered weekly
+
+    @property
+    def shown_name(self) -> str:
+        return self.name or ("Specials" if self.number == 0 else f"Season {self.number}")
 
 
 @dataclass(frozen=True)
@@ -190,13 +203,22 @@ class Entry:
             imdb_id=item.get("imdb_id"),
             runtime=item.get("runtime"),
             type=str(item.get("type") or "Scripted"),
-            seasons=tuple(
-                Season(
-                    int(s["season_number"]), int(s["episode_count"]), str(s.get("air_date") or "")
-                )
-                for s in item.get("seasons") or ()
-            ),
+            seasons=tuple(_season_of(s) for s in item.get("seasons") or ()),
         )
+
+
+def _season_of(item: Mapping[str, Any]) -> Season:
+    episodes = tuple(
+        Episode(int(e["episode_number"]), str(e.get("name") or ""), str(e.get("air_date") or ""))
+        for e in item.get("episodes") or ()
+    )
+    return Season(
+        int(item["season_number"]),
+        int(item.get("episode_count") or len(episodes)),
+        str(item.get("air_date") or ""),
+        str(item.get("name") or ""),
+        episodes,
+    )
 
 
 def _movie(id: int, title: str, date: str, popularity: float, **more: Any) -> Entry:
@@ -686,7 +708,7 @@ class FakeTmdb(HttpFake):
                     "air_date": season.air_date or None,
                     "episode_count": season.episode_count,
                     "id": entry.id * 100 + season.number,
-                    "name": "Specials" if season.number == 0 else f"Season {season.number}",
+                    "name": season.shown_name,
                     "overview": "",
                     "poster_path": None,
                     "season_number": season.number,
@@ -733,16 +755,20 @@ class FakeTmdb(HttpFake):
 
 def _season_body(entry: Entry, season: Season) -> Json:
     start = _date(season.air_date) or _date(entry.date)
+    given = {episode.number: episode for episode in season.episodes}
     episodes = []
-    for number in range(1, season.episode_count + 1):
+    for number in sorted({*range(1, season.episode_count + 1), *given}):
         aired = start + datetime.timedelta(days=7 * (number - 1)) if start else None
+        own = given.get(number)
+        if own is not None and own.air_date:
+            aired = _date(own.air_date)
         episodes.append(
             {
                 "air_date": aired.isoformat() if aired else None,
                 "episode_number": number,
                 "episode_type": "finale" if number == season.episode_count else "standard",
                 "id": entry.id * 10_000 + season.number * 100 + number,
-                "name": f"Episode {number}",
+                "name": own.name if own is not None and own.name else f"Episode {number}",
                 "overview": "",
                 "production_code": "",
                 "runtime": 45,
@@ -757,7 +783,7 @@ def _season_body(entry: Entry, season: Season) -> Json:
         "_id": f"{entry.id:x}{season.number:04x}",
         "air_date": season.air_date or None,
         "episodes": episodes,
-        "name": "Specials" if season.number == 0 else f"Season {season.number}",
+        "name": season.shown_name,
         "overview": "",
         "id": entry.id * 100 + season.number,
         "poster_path": None,
