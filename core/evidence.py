@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, NamedTuple
 
+from core.explained import explain
 from core.titles import ARTICLES, compact, title_key
 
 Provider = Literal["tmdb", "local"]
@@ -121,6 +122,9 @@ class Evidence:
     misfit: str | None = None  # what it lacks: "S04", "S01E10", "E29" (absolute), "movie"
     identifier: bool = False
     ratio: float | None = None  # popularity against the best other candidate
+    season: int | None = None  # the season the title's words past the show's name name
+    unexplained: str | None = None  # words of the title the candidate does not explain
+    season_words: str | None = None  # words of an alternative title naming no known season
 
     def as_json(self) -> dict[str, Any]:
         return {key: value for key, value in self.__dict__.items() if value not in (None, False)}
@@ -223,13 +227,25 @@ def _one_edit(a: str, b: str) -> bool:
 
 def weigh(query: Query, candidate: Candidate) -> Evidence:
     """The evidence for ``candidate`` under the query's reading that suits it best (one
-    the release does not contradict, then the best title, then the best year)."""
-    seasons, misfit = _seasons(query, candidate)
+    the release does not contradict, then the best title, then the best year). The
+    words of a reading past the candidate's name must be explained by it (a season's
+    name or number: ``core.explained``); a season they name is where the files go."""
     country = _country(query.country, candidate)
     identifier = _identified(query.identifiers, candidate)
     best: Evidence | None = None
     for reading in query.readings or (Reading("", None),):
         matched, title = _best_name(reading.title, candidate)
+        why = explain(
+            reading.title,
+            [n for n in (candidate.title, candidate.original_title) if n],
+            candidate.names,
+            candidate.seasons if candidate.kind == "series" else None,
+        )
+        if why.season is not None:
+            title = "exact"  # every word explained: the show's name and a season's
+        elif why.unexplained and title in ("exact", "close"):
+            title = "partial"
+        seasons, misfit = _seasons(query, candidate, why.season)
         evidence = Evidence(
             title=title,
             matched=matched,
@@ -238,6 +254,9 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
             seasons=seasons,
             misfit=misfit,
             identifier=identifier,
+            season=why.season,
+            unexplained=why.unexplained,
+            season_words=why.season_words,
         )
         if best is None or _strength(evidence) > _strength(best):
             best = evidence
@@ -290,10 +309,22 @@ def _identified(identifiers: Sequence[str], candidate: Candidate) -> bool:
     return any(identifier in own for identifier in identifiers)
 
 
-def _seasons(query: Query, candidate: Candidate) -> tuple[SeasonsMatch, str | None]:
-    """Whether every season and episode the release holds exists in the candidate."""
+def _seasons(
+    query: Query, candidate: Candidate, named: int | None = None
+) -> tuple[SeasonsMatch, str | None]:
+    """Whether every season and episode the release holds exists in the candidate;
+    ``named``: the season its title names, where what it numbers as season 1 (or not
+    at all) is."""
     if not query.episodes and not query.seasons:
         return "none", None
+    if named is not None:
+        query = replace(
+            query,
+            seasons=tuple(named if s == 1 else s for s in query.seasons) or (named,),
+            episodes=tuple(
+                (named if s in (None, 1) else s, e, a) for s, e, a in query.episodes
+            ),
+        )
     if candidate.kind == "movie":
         # A season is what a movie cannot have; numbered files ("1 серия", "Part 2")
         # may be the parts of one.

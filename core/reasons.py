@@ -73,6 +73,12 @@ TEMPLATES: Mapping[str, str] = {
     "review.episode_unknown": N_(
         "The episode of {file} is unknown: it is not placed under a guess."
     ),
+    "review.season_unknown": N_(
+        "The name says “{words}”, which is no season this title has: set the season of {file}."
+    ),
+    "review.episode_unlisted": N_(
+        "{file} would be {episode}, which TMDB does not list for this title: it is not placed."
+    ),
     "review.no_video": N_("There is nothing to put in the library: no video files."),
     "picked": N_("Picked by you."),
     "waiting": N_("{system} did not answer ({detail}); retrying."),

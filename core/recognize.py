@@ -13,13 +13,14 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from core.errors import InvalidInputError
-from core.evidence import Season, absolute_to_season
+from core.evidence import Evidence, Season, absolute_to_season
 from core.parsing.files import FileRole, Role, TorrentFile, classify_files, folders, stem
 from core.parsing.guess import MediaKind
 from core.parsing.hints import Hint, parse_hint
 from core.parsing.identifiers import find_identifiers
 from core.parsing.release import Kind, Parsed, numbered_episode, parse_file, parse_release
 from core.parsing.subtitles import subtitle_language
+from core.reasons import Reason, reason
 from core.titles import fold
 
 __all__ = ["FileRole", "Kind", "MediaKind", "Parsed", "Role", "TorrentFile"]
@@ -371,12 +372,24 @@ def _first_set(*values: int | None) -> int | None:
 
 
 def placed(
-    files: Sequence[RecognizedFile], seasons: Sequence[Season] | None
+    files: Sequence[RecognizedFile],
+    seasons: Sequence[Season] | None,
+    named: int | None = None,
 ) -> tuple[RecognizedFile, ...]:
     """Files of a series numbered across seasons moved to the title's seasons by
     their episode counts: "Frieren - 29" is S02E01 when season 1 has 28, and so is
-    "Frieren S2 - 29" (a fansub counting on). Subtitles follow their video. Without
-    counts, or numbers beyond them, nothing moves; an ``SxxEyy`` never moves."""
+    "Frieren S2 - 29" (a fansub counting on). ``named``: the season the release's
+    title names ("Show - Ultra Romantic - 05", "24: Live Another Day S01E01"): what
+    it numbers without a season, or as season 1, is in that season. Subtitles follow
+    their video. Without counts, or numbers beyond them, nothing moves; an ``SxxEyy``
+    of another season never moves."""
+    if named is not None:
+        files = [
+            replace(f, season=named, absolute=f.season is None)
+            if f.role == "video" and f.season in (None, 1)
+            else f
+            for f in files
+        ]
     moved: dict[str, RecognizedFile] = {}
     for file in files:
         if file.role != "video" or not file.episodes:
@@ -391,6 +404,20 @@ def placed(
     return tuple(_follow(file, moved) for file in files)
 
 
+def files_for(
+    kind: str,
+    seasons: Sequence[Season] | None,
+    evidence: Evidence | None,
+    files: Sequence[RecognizedFile],
+) -> tuple[tuple[RecognizedFile, ...], Reason | None]:
+    """The files as they are laid out for a chosen title (its kind, seasons and the
+    evidence that chose it), and why they cannot be, if they cannot (``unplaceable``)."""
+    named = evidence.season if evidence is not None else None
+    out = placed(files, seasons, named)
+    words = evidence.season_words if evidence is not None else None
+    return out, unplaceable(kind, out, seasons, words)
+
+
 def _follow(file: RecognizedFile, moved: Mapping[str, RecognizedFile]) -> RecognizedFile:
     if file.path in moved:
         return moved[file.path]
@@ -400,12 +427,34 @@ def _follow(file: RecognizedFile, moved: Mapping[str, RecognizedFile]) -> Recogn
     return file
 
 
-def unplaceable(kind: str, files: Sequence[RecognizedFile]) -> str | None:
-    """The first video of a series whose episode is unknown (after ``placed``): it
-    must not be laid out under a guessed name."""
+def unplaceable(
+    kind: str,
+    files: Sequence[RecognizedFile],
+    seasons: Sequence[Season] | None,
+    season_words: str | None = None,
+) -> Reason | None:
+    """Why a video of a series cannot be laid out for this title (after ``placed``):
+    its episode is unknown, or it is an episode the title's seasons do not list
+    (TMDB's counts, season 0 included), or the release's title names a part of the
+    show jellybit cannot find among its seasons (``season_words``: which season its
+    numbers count in is not known). Such a file is asked about, never placed under
+    a guessed name."""
     if kind != "series":
         return None
+    if season_words is not None:
+        numbered = [f for f in files if f.role == "video" and f.season in (None, 1)]
+        if numbered:
+            return reason("review.season_unknown", words=season_words, file=numbered[0].path)
+    counts = None if seasons is None else {s.number: s.episodes for s in seasons}
     for file in files:
-        if file.role == "video" and not file.episodes and file.date is None:
-            return file.path
+        if file.role != "video":
+            continue
+        if not file.episodes and file.date is None:
+            return reason("review.episode_unknown", file=file.path)
+        if counts is None or not file.episodes:
+            continue
+        season = 1 if file.season is None else file.season
+        if season not in counts or max(file.episodes) > counts[season]:
+            tag = f"S{season:02d}E{max(file.episodes):02d}"
+            return reason("review.episode_unlisted", file=file.path, episode=tag)
     return None

@@ -9,7 +9,7 @@ from pathlib import Path
 from core.config import MetadataSettings
 from core.evidence import Candidate, MediaKind
 from core.naming import episode_tag
-from core.recognize import Recognized, RecognizedFile, TorrentFile, placed
+from core.recognize import Recognized, RecognizedFile, TorrentFile, files_for
 from tests.recognition_eval import Case, Result
 from worker.identify import Lookup, Source, identify_download, parse_source, query_of
 from worker.tmdb import TmdbClient
@@ -47,7 +47,12 @@ async def identify(case: Case, tmdb: TmdbClient, content: Path) -> Result:
     return Result(
         chosen.ref if chosen else None,
         offered,
-        _tags(placed(found.recognized.files, chosen.seasons) if chosen else (), chosen),
+        _tags(
+            files_for(chosen.kind, chosen.seasons, chosen.evidence, found.recognized.files)[0]
+            if chosen
+            else (),
+            chosen,
+        ),
         found.reason.code,
         tuple(explain),
     )

@@ -812,10 +812,24 @@ def test_absolute_numbers_are_placed_by_the_chosen_titles_seasons() -> None:
     assert (video.season, video.episodes) == (2, (1,))
     assert (subtitle.season, subtitle.episodes) == (2, (1,))
     assert (scene.season, scene.episodes) == (2, (15,))  # an SxxEyy never moves
-    assert unplaceable("series", placed(files, None)) is None
+    assert unplaceable("series", placed(files, None), None) is None
     unknown = RecognizedFile("Show.Bonus.mkv", "video", 1, (), None, ())
-    assert unplaceable("series", [*files, unknown]) == "Show.Bonus.mkv"
-    assert unplaceable("movie", [unknown]) is None
+    why = unplaceable("series", [*files, unknown], None)
+    assert why is not None
+    assert (why.code, why.params["file"]) == ("review.episode_unknown", "Show.Bonus.mkv")
+    assert unplaceable("movie", [unknown], None) is None
+
+
+def test_an_episode_the_title_does_not_list_is_never_placed() -> None:
+    seasons = (Season(0, 2), Season(1, 10), Season(2, 8))
+    listed = RecognizedFile("Show.S02E08.mkv", "video", 2, (8,), None, ())
+    assert unplaceable("series", [listed], seasons) is None
+    for season, episode in ((2, 9), (3, 1), (0, 3)):
+        file = RecognizedFile("Show.mkv", "video", season, (episode,), None, ())
+        why = unplaceable("series", [file], seasons)
+        assert why is not None
+        assert why.code == "review.episode_unlisted"
+        assert why.params["episode"] == f"S{season:02d}E{episode:02d}"
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from core.evidence import (
     strong,
 )
 from core.reasons import Reason, reason
-from core.recognize import Recognized, TorrentFile, placed, recognize, unplaceable
+from core.recognize import Recognized, TorrentFile, files_for, recognize
 from core.titles import numerals_swapped
 from worker.tmdb import TmdbClient
 
@@ -146,11 +146,10 @@ async def identify_download(
     chosen = decision.chosen
     if chosen is not None and chosen.kind != recognized.kind:
         recognized = await parse(source, chosen.kind)  # "Part 1…10" of a miniseries
-    files = placed(recognized.files, chosen.seasons) if chosen is not None else ()
-    if chosen is not None and (path := unplaceable(chosen.kind, files)) is not None:
-        return Identification(
-            recognized, decision.candidates, None, reason("review.episode_unknown", file=path)
-        )
+    if chosen is not None:
+        _, why = files_for(chosen.kind, chosen.seasons, chosen.evidence, recognized.files)
+        if why is not None:
+            return Identification(recognized, decision.candidates, None, why)
     return Identification(recognized, decision.candidates, chosen, _why(decision, recognized))
 
 

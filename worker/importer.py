@@ -22,7 +22,7 @@ from core.ids import Id
 from core.models import Download, SnapshotChange, Transition
 from core.naming import DuplicateTargetError, LibraryFile, Title, folder_name, plan_targets
 from core.reasons import Reason, reason
-from core.recognize import RecognizedFile, Role, placed, unplaceable
+from core.recognize import RecognizedFile, Role, files_for
 from core.states import State
 from store import Store
 from store.recognition import FileLink, StoredCandidate, StoredFile, StoredRecognition
@@ -209,9 +209,10 @@ class Importer:
             batch = min(batches)
             return [row for row in links if row.batch_id == batch]
         await self._undo(links, log)
-        files = placed([_recognized(f) for f in recognition.files], chosen.seasons)
-        if (unknown := unplaceable(chosen.kind, files)) is not None:
-            why = reason("review.episode_unknown", file=unknown)
+        files, why = files_for(
+            chosen.kind, chosen.seasons, chosen.evidence, [_recognized(f) for f in recognition.files]
+        )
+        if why is not None:
             await self._move(download, State.REVIEW, why)
             return None
         library_files = [

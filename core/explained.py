@@ -1,0 +1,125 @@
+"""Which words of a release's title a candidate explains (pure).
+
+A release may name more than a show: ``Kaguya-sama wa Kokurasetai - Ultra Romantic``,
+``Mob Psycho 100 III``, ``24: Live Another Day``, ``Shingeki no Kyojin - The Final
+Season``. The words past the show's own name must be explained by the candidate —
+by the name of one of its seasons, or a season's number (``III``, ``2nd Season``,
+``S2``) — or they are left unexplained, and the candidate is no better than a
+partial match. ``Avatar - The Last Airbender`` is not the film "Avatar": nothing of
+the film explains "The Last Airbender".
+"""
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from core.titles import ARTICLES, compact, title_key
+
+_ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
+_SUBTITLE = re.compile(r"\s*[:~]\s*|\s+[-–—]\s+")
+_SEASON_WORDS = frozenset({"season", "series", "saison", "staffel", "temporada", "сезон", "cour"})
+
+
+class Named(Protocol):
+    """A season: ``core.evidence.Season``."""
+
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def name(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Explanation:
+    season: int | None = None  # the season the words past the show's name are
+    unexplained: str | None = None  # words the candidate does not explain at all
+    # Words an alternative title explains that name no season jellybit can find
+    # ("Kimetsu no Yaiba: Katanakaji no Sato-hen" with English season names): the
+    # title is right, where its files go is not known.
+    season_words: str | None = None
+
+
+NOTHING = Explanation()
+
+
+def explain(
+    title: str,
+    main_names: Sequence[str],
+    other_names: Sequence[str],
+    seasons: Sequence[Named] | None,
+) -> Explanation:
+    """What the words of ``title`` past a name of the candidate are. ``main_names``
+    are its title, original title and translations (a release that is one of them
+    says nothing more); ``other_names`` its alternative titles."""
+    key = title_key(title).split()
+    if not key or any(_same(key, name) for name in main_names):
+        return NOTHING
+    rest = _rest(key, [*main_names, *other_names])
+    if rest is None:
+        return NOTHING
+    words = " ".join(rest)
+    season = season_named(rest, seasons)
+    if season is not None:
+        return Explanation(season=season)
+    if any(_same(key, name) for name in other_names):
+        return Explanation(season_words=words)  # an alternative title names it
+    return Explanation(unexplained=words)
+
+
+def _same(key: list[str], name: str) -> bool:
+    """One name, however its words are split ("d'Amélie" and "d.Amelie")."""
+    return compact(" ".join(key)) == compact(title_key(name))
+
+
+def _stems(name: str) -> list[str]:
+    """A name and its part before a subtitle ("Kaguya-sama wa Kokurasetai" of
+    "Kaguya-sama wa Kokurasetai: Tensai-tachi no Renai Zunousen")."""
+    stem = _SUBTITLE.split(name, maxsplit=1)[0]
+    return [compact(title_key(n)) for n in {name, stem} if title_key(n)]
+
+
+def _rest(key: list[str], names: Sequence[str]) -> list[str] | None:
+    """The words of ``key`` past the longest name (or name without its subtitle)
+    that starts it and is shorter than it; None when none does."""
+    stems = {stem for name in names for stem in _stems(name)}
+    best = max(
+        (n for n in range(1, len(key)) if compact("".join(key[:n])) in stems), default=0
+    )
+    if best == 0:
+        return None
+    rest = key[best:]
+    while rest and rest[0] in ARTICLES:
+        rest = rest[1:]
+    return rest or None
+
+
+def season_named(words: Sequence[str], seasons: Sequence[Named] | None) -> int | None:
+    """The season ``words`` name: by its name ("Ultra Romantic", "The Final Season"),
+    or its number ("III", "2nd Season", "Season 2", "S2"), when the candidate has it."""
+    if not seasons or not words:
+        return None
+    wanted = " ".join(w for w in words if w not in ARTICLES)
+    numbers = {s.number for s in seasons if s.number > 0}
+    for season in seasons:
+        if season.name and season.number > 0:
+            own = " ".join(w for w in title_key(season.name).split() if w not in ARTICLES)
+            if own == wanted or (len(wanted) > 3 and own.endswith(" " + wanted)):
+                return season.number
+    number = _season_number(list(words))
+    return number if number in numbers else None
+
+
+def _season_number(words: list[str]) -> int | None:
+    plain = [w for w in words if w not in _SEASON_WORDS]
+    if len(plain) != 1:
+        return None
+    word = plain[0]
+    if word.isdigit():
+        return int(word)
+    if (ordinal := _ORDINAL.match(word)) is not None:
+        return int(ordinal.group(1))
+    if re.fullmatch(r"s\d{1,2}", word):
+        return int(word[1:])
+    return None
