@@ -321,9 +321,7 @@ def _seasons(
         query = replace(
             query,
             seasons=tuple(named if s == 1 else s for s in query.seasons) or (named,),
-            episodes=tuple(
-                (named if s in (None, 1) else s, e, a) for s, e, a in query.episodes
-            ),
+            episodes=tuple((named if s in (None, 1) else s, e, a) for s, e, a in query.episodes),
         )
     if candidate.kind == "movie":
         # A season is what a movie cannot have; numbered files ("1 серия", "Part 2")

@@ -84,9 +84,7 @@ def _rest(key: list[str], names: Sequence[str]) -> list[str] | None:
     """The words of ``key`` past the longest name (or name without its subtitle)
     that starts it and is shorter than it; None when none does."""
     stems = {stem for name in names for stem in _stems(name)}
-    best = max(
-        (n for n in range(1, len(key)) if compact("".join(key[:n])) in stems), default=0
-    )
+    best = max((n for n in range(1, len(key)) if compact("".join(key[:n])) in stems), default=0)
     if best == 0:
         return None
     rest = key[best:]

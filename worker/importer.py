@@ -210,7 +210,10 @@ class Importer:
             return [row for row in links if row.batch_id == batch]
         await self._undo(links, log)
         files, why = files_for(
-            chosen.kind, chosen.seasons, chosen.evidence, [_recognized(f) for f in recognition.files]
+            chosen.kind,
+            chosen.seasons,
+            chosen.evidence,
+            [_recognized(f) for f in recognition.files],
         )
         if why is not None:
             await self._move(download, State.REVIEW, why)
