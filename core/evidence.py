@@ -22,7 +22,7 @@ The accepted candidate's confidence (:func:`confidence`) must also reach
 the default 0.85, an exact one does.
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, NamedTuple
 
@@ -35,7 +35,12 @@ TitleMatch = Literal["exact", "close", "partial", "weak"]
 # "season": the year of one of the show's seasons (a tracker names a season pack
 # "Dark / Сезон: 2 [2019, …]" by the season's year, not the show's).
 YearMatch = Literal["exact", "near", "season", "far", "unknown", "none"]
-CountryMatch = Literal["match", "mismatch", "none"]
+# "other": none of a tracker's production countries (weaker than a scene's "UK" tag,
+# which makes it a "mismatch": the release cannot be that title).
+CountryMatch = Literal["match", "other", "mismatch", "none"]
+# A language tag ("KOREAN") against the original language: a dub is tagged too, so
+# "other" never rules a title out, it only tells equal ones apart.
+LanguageMatch = Literal["match", "other", "none"]
 SeasonsMatch = Literal["fit", "misfit", "none"]
 
 MAX_CANDIDATES = 5
@@ -110,6 +115,9 @@ class Query:
     episodes: tuple[tuple[int | None, int, bool], ...] = ()
     seasons: tuple[int, ...] = ()  # seasons a pack says it holds
     identifiers: tuple[str, ...] = ()  # "imdb:tt…", "tmdb:movie/…"
+    countries: tuple[str, ...] = ()  # a tracker's production countries
+    language: str | None = None  # the language tag, ISO 639-1
+    service: str | None = None  # the streaming service tag ("Netflix")
 
 
 @dataclass(frozen=True)
@@ -125,6 +133,8 @@ class Evidence:
     season: int | None = None  # the season the title's words past the show's name name
     unexplained: str | None = None  # words of the title the candidate does not explain
     season_words: str | None = None  # words of an alternative title naming no known season
+    language: LanguageMatch = "none"
+    service: bool = False  # the streaming service tag names one of its networks
 
     def as_json(self) -> dict[str, Any]:
         return {key: value for key, value in self.__dict__.items() if value not in (None, False)}
@@ -152,6 +162,8 @@ class Candidate:
     countries: tuple[str, ...] = ()  # origin (shows) or production countries (movies)
     seasons: tuple[Season, ...] | None = None  # None: unknown
     imdb_id: str | None = None
+    language: str | None = None  # the original language, ISO 639-1
+    networks: tuple[str, ...] = ()  # a show's networks ("Netflix", "BBC One")
     score: float = 0.0  # the confidence, once weighed
     evidence: Evidence | None = None
 
@@ -168,7 +180,8 @@ class Candidate:
 class Decision:
     chosen: Candidate | None
     candidates: tuple[Candidate, ...]  # weighed, best first
-    # accepted: identifier | only | year | country | seasons | popularity;
+    # accepted: identifier | only | year | country | language | seasons | service |
+    # popularity;
     # asked: nothing | contradicted | weak | ambiguous | unsure
     rule: str
     confidence: float
@@ -230,7 +243,9 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
     the release does not contradict, then the best title, then the best year). The
     words of a reading past the candidate's name must be explained by it (a season's
     name or number: ``core.explained``); a season they name is where the files go."""
-    country = _country(query.country, candidate)
+    country = _country(query, candidate)
+    language = _language(query.language, candidate)
+    service = _service(query.service, candidate)
     identifier = _identified(query.identifiers, candidate)
     best: Evidence | None = None
     for reading in query.readings or (Reading("", None),):
@@ -257,6 +272,8 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
             season=why.season,
             unexplained=why.unexplained,
             season_words=why.season_words,
+            language=language,
+            service=service,
         )
         if best is None or _strength(evidence) > _strength(best):
             best = evidence
@@ -293,11 +310,37 @@ def _year(year: int | None, candidate: Candidate, held: Sequence[int]) -> YearMa
     return "far"
 
 
-def _country(country: str | None, candidate: Candidate) -> CountryMatch:
-    if country is None or not candidate.countries:
+def _country(query: Query, candidate: Candidate) -> CountryMatch:
+    """A scene's country tag against the candidate's countries (another one rules it
+    out); else a tracker's list of production countries (another one only ranks it
+    lower: co-productions list countries TMDB may not)."""
+    if not candidate.countries:
         return "none"
-    wanted = _COUNTRIES.get(country, country)
-    return "match" if wanted in {_COUNTRIES.get(c, c) for c in candidate.countries} else "mismatch"
+    own = {_COUNTRIES.get(c, c) for c in candidate.countries}
+    if query.country is not None:
+        return "match" if _COUNTRIES.get(query.country, query.country) in own else "mismatch"
+    if query.countries:
+        return "match" if own & set(query.countries) else "other"
+    return "none"
+
+
+def _language(language: str | None, candidate: Candidate) -> LanguageMatch:
+    if language is None or candidate.language is None:
+        return "none"
+    return "match" if language == candidate.language else "other"
+
+
+# Words of a service's name that say nothing of which one it is.
+_SERVICE_NOISE = frozenset({"tv", "video", "plus", "network", "channel", "the", "now", "go"})
+
+
+def _service(service: str | None, candidate: Candidate) -> bool:
+    """The streaming service tag ("Amazon Prime") names one of the candidate's
+    networks ("Prime Video")."""
+    if service is None:
+        return False
+    wanted = set(title_key(service).split()) - _SERVICE_NOISE
+    return any(wanted & (set(title_key(n).split()) - _SERVICE_NOISE) for n in candidate.networks)
 
 
 def _identified(identifiers: Sequence[str], candidate: Candidate) -> bool:
@@ -395,15 +438,16 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
         return _review(weighed, "weak")
     group = [c for c in alive if _TITLE_RANK[_ev(c).title] == best_title]
     rule = _ruled_out_by([c for c in weighed if c not in alive], best_title)
-    for name, rank in (("year", _year_rank), ("country", _country_rank), ("seasons", _fit_rank)):
+    for name, rank in _TIE_BREAKERS:
         top = max(rank(c) for c in group)
         leaders = [c for c in group if rank(c) == top]
         if len(leaders) == len(group):
             continue
         trailing = [c for c in group if rank(c) < top]
-        if name == "year" and _popular(trailing) >= WIDE * _popular(leaders):
-            # A year off by one is normal (a premiere and a release); one far more
-            # watched title a year off against an obscure one on the year: ask.
+        if name != "seasons" and _popular(trailing) >= WIDE * _popular(leaders):
+            # A year off by one is normal (a premiere and a release), a dub is tagged
+            # with its language: one far more watched title against an obscure one
+            # that only the tag fits: ask.
             return _review(weighed, "ambiguous", group)
         group, rule = leaders, name
     if len(group) > 1:
@@ -412,6 +456,11 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
             return _review(weighed, "ambiguous", by_popularity)
         group, rule = by_popularity[:1], "popularity"
     chosen = group[0]
+    fitting = _fits_tags_better(chosen, alive)
+    if fitting:
+        # "Money.Heist.KOREAN": the Spanish show by its exact title, the Korean remake
+        # by the tag; a title's words and the tags must agree on one.
+        return _review(weighed, "ambiguous", [chosen, *fitting])
     if best_title == _TITLE_RANK["exact"] and _ev(chosen).year == "none":
         start = title_key(_ev(chosen).matched) + " "
         longer = [
@@ -424,6 +473,22 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
             # End" is what everybody watches: a release may shorten a long title.
             return _review(weighed, "ambiguous", [chosen, *longer])
     return _accept(chosen, weighed, rule, auto_accept)
+
+
+def _fits_tags_better(chosen: Candidate, alive: Sequence[Candidate]) -> list[Candidate]:
+    """Candidates that a language or country tag fits where it does not fit the chosen
+    one, with a title that could be it."""
+    mine = _ev(chosen)
+    return [
+        c
+        for c in alive
+        if c is not chosen
+        and _TITLE_RANK[_ev(c).title] >= _TITLE_RANK["partial"]
+        and (
+            (mine.language == "other" and _ev(c).language == "match")
+            or (mine.country == "other" and _ev(c).country == "match")
+        )
+    ]
 
 
 def _ruled_out_by(contradicted_ones: Sequence[Candidate], best_title: int) -> str:
@@ -463,11 +528,30 @@ def _year_rank(candidate: Candidate) -> int:
 
 
 def _country_rank(candidate: Candidate) -> int:
-    return {"match": 2, "none": 1, "mismatch": 0}[_ev(candidate).country]
+    return {"match": 3, "none": 2, "other": 1, "mismatch": 0}[_ev(candidate).country]
+
+
+def _language_rank(candidate: Candidate) -> int:
+    return {"match": 2, "none": 1, "other": 0}[_ev(candidate).language]
+
+
+def _service_rank(candidate: Candidate) -> int:
+    return int(_ev(candidate).service)
 
 
 def _fit_rank(candidate: Candidate) -> int:
     return {"fit": 2, "none": 1, "misfit": 0}[_ev(candidate).seasons]
+
+
+# What tells candidates of one title match apart, in order; the streaming service
+# only among otherwise equal ones.
+_TIE_BREAKERS: tuple[tuple[str, Callable[[Candidate], int]], ...] = (
+    ("year", _year_rank),
+    ("country", _country_rank),
+    ("language", _language_rank),
+    ("seasons", _fit_rank),
+    ("service", _service_rank),
+)
 
 
 def _popular(candidates: Sequence[Candidate]) -> float:

@@ -60,6 +60,8 @@ def explain(
     if rest is None:
         return NOTHING
     words = " ".join(rest)
+    if any(_starts(name, rest) for name in [*main_names, *other_names]):
+        return NOTHING  # the show's name again, in another language ("… Fullmetal Alchemist")
     season = season_named(rest, seasons)
     if season is not None:
         return Explanation(season=season)
@@ -71,6 +73,10 @@ def explain(
 def _same(key: list[str], name: str) -> bool:
     """One name, however its words are split ("d'Amélie" and "d.Amelie")."""
     return compact(" ".join(key)) == compact(title_key(name))
+
+
+def _starts(name: str, words: list[str]) -> bool:
+    return any(stem == compact("".join(words)) for stem in _stems(name))
 
 
 def _stems(name: str) -> list[str]:

@@ -55,6 +55,8 @@ TEMPLATES: Mapping[str, str] = {
     "auto.only": N_("Picked on its own: the only title that matches the name."),
     "auto.year": N_("Picked on its own: the year in the name matches."),
     "auto.country": N_("Picked on its own: the country in the name matches."),
+    "auto.language": N_("Picked on its own: the language in the name is its original language."),
+    "auto.service": N_("Picked on its own: the streaming service in the name shows it."),
     "auto.seasons": N_("Picked on its own: only it has these seasons and episodes."),
     "auto.popularity": N_(
         "Picked on its own: far more watched than the other titles of that name."

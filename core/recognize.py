@@ -18,7 +18,14 @@ from core.parsing.files import FileRole, Role, TorrentFile, classify_files, fold
 from core.parsing.guess import MediaKind
 from core.parsing.hints import Hint, parse_hint
 from core.parsing.identifiers import find_identifiers
-from core.parsing.release import Kind, Parsed, numbered_episode, parse_file, parse_release
+from core.parsing.release import (
+    Kind,
+    Parsed,
+    identityless,
+    numbered_episode,
+    parse_file,
+    parse_release,
+)
 from core.parsing.subtitles import subtitle_language
 from core.reasons import Reason, reason
 from core.titles import fold
@@ -54,6 +61,9 @@ class Recognized:
     files: tuple[RecognizedFile, ...]
     alt_title: str | None = None
     country: str | None = None  # "US" of "The.Office.US"
+    countries: tuple[str, ...] = ()  # a Russian tracker's production countries
+    language: str | None = None  # the language tag ("KOREAN": "ko")
+    service: str | None = None  # the streaming service tag ("NF": "Netflix")
     title_with_year: str | None = None  # "Wonder Woman 1984": another reading of the title
     identifiers: tuple[str, ...] = ()  # "imdb:tt…", "tmdb:movie/…" from the name, texts, hints
     numbered_parts: bool = False  # "Part 1…10": a miniseries, or a movie in parts
@@ -99,10 +109,10 @@ def recognize(
     torrent's name lacks (the year, the season, a country tag).
     """
     fixed = _read_overrides(overrides)
-    base = _with_dn(parse_release(torrent_name), dn)
-    hint = _merge_hints(parse_hint(text) for text in hints)
     roles = classify_files(files)
     videos = [role.path for role in roles if role.role == "video"]
+    base = _with_dn(parse_release(_named(torrent_name, files, videos)), dn)
+    hint = _merge_hints(parse_hint(text) for text in hints)
 
     found_kind: Kind
     if fixed.kind or hint.kind or kind:
@@ -200,11 +210,37 @@ def recognize(
         tuple(result),
         alt_title,
         country=None if from_hint else base.country,
+        countries=() if from_hint else base.countries,
+        language=_tagged(base.language, (p.language for p in parses.values())),
+        service=_tagged(base.service, (p.service for p in parses.values())),
         title_with_year=title_with_year,
         identifiers=tuple(dict.fromkeys(identifiers)),
         numbered_parts=found_kind == "movie" and _numbered_parts(videos),
         fallback_titles=tuple(fallback),
     )
+
+
+def _tagged(own: str | None, files: Iterable[str | None]) -> str | None:
+    """The torrent's tag, or the one its files agree on."""
+    if own is not None:
+        return own
+    found = set(files)
+    return found.pop() if len(found) == 1 else None
+
+
+def _named(torrent_name: str, files: Sequence[TorrentFile], videos: Sequence[str]) -> str:
+    """The name the release is read from: the torrent's, unless it names nothing (a
+    tracker's topic id, a hash, a site); then the largest video's first folder that
+    names something ("5493016/Dark.S01E01…": the file itself)."""
+    if not identityless(torrent_name) or not videos:
+        return torrent_name
+    sizes = {f.path: f.size for f in files}
+    largest = max(videos, key=lambda path: sizes.get(path, 0))
+    *parents, own = largest.split("/")
+    for part in parents:
+        if not identityless(part) and parse_release(part).title is not None:
+            return part
+    return stem(own)
 
 
 def _with_dn(base: Parsed, dn: str | None) -> Parsed:

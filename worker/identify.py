@@ -211,6 +211,9 @@ def query_of(recognized: Recognized) -> Query:
         episodes=tuple(sorted(set(episodes), key=lambda e: (e[0] or 0, e[1], e[2]))),
         seasons=tuple(sorted(seasons)),
         identifiers=recognized.identifiers,
+        countries=recognized.countries,
+        language=recognized.language,
+        service=recognized.service,
     )
 
 

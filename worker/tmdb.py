@@ -243,6 +243,7 @@ def _candidate(kind: MediaKind, item: Json) -> Candidate | None:
         poster_path=_text(item.get("poster_path")),
         popularity=_float(item.get("popularity")),
         countries=_texts(countries if isinstance(countries, list) else []),
+        language=_text(item.get("original_language")),
     )
 
 
@@ -283,6 +284,8 @@ def _detailed(found: Candidate, answer: Json) -> Candidate:
         countries=tuple(dict.fromkeys(c for c in countries if c)),
         seasons=seasons,
         imdb_id=imdb,
+        language=_text(answer.get("original_language")) or found.language,
+        networks=tuple(n for r in _dicts(answer.get("networks")) if (n := _text(r.get("name")))),
     )
 
 

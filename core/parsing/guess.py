@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+from babelfish import Language, LanguageConvertError
 from guessit.api import GuessItApi, GuessitException
 
 MediaKind = Literal["movie", "series"]
@@ -41,6 +42,9 @@ class Guess:
     year_read_as_episode: bool  # "Blade Runner 2049" read as S20E49
     split_part: bool  # "Dune.Part.Two": guessit took "Part Two" out of the title
     country_after_title: str | None  # "The Office (US)": "US", which guessit drops
+    language: str | None = None  # the one language tagged ("KOREAN": "ko"), ISO 639-1
+    service: str | None = None  # the streaming service tagged ("NF": "Netflix")
+    episode_title: str | None = None  # "S01E05.The.Gift": "The Gift"
 
 
 _API = GuessItApi()
@@ -104,7 +108,26 @@ def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
             ),
             None,
         ),
+        language=_language(result.get("language")),
+        service=_str_or_none(result.get("streaming_service")),
+        episode_title=_str_or_none(result.get("episode_title")),
     )
+
+
+def _language(value: object) -> str | None:
+    """The one language a name is tagged with, but English and "MULTi" (they say
+    nothing of where a title is from)."""
+    found = set()
+    for language in value if isinstance(value, list) else [value]:
+        if not isinstance(language, Language):
+            continue
+        try:
+            code = language.alpha2
+        except LanguageConvertError:  # "mul", "und": no 639-1 code
+            code = None
+        if isinstance(code, str) and code != "en":
+            found.add(code)
+    return found.pop() if len(found) == 1 else None
 
 
 def clear_cache() -> None:

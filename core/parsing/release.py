@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from babel import Locale
+
 from core.parsing.anime import parse_anime
 from core.parsing.guess import Guess, MediaKind
 from core.parsing.guess import guess as guess_name
@@ -46,9 +48,30 @@ class Parsed:
     # explained by the candidate (a season's name, an alternative title).
     subtitle: str | None = None
     episode_title: str | None = None  # "S01E05 The Gift": an episode's name
+    language: str | None = None  # the language tag ("KOREAN": "ko"), ISO 639-1
+    service: str | None = None  # the streaming service tag ("NF": "Netflix")
+    # The countries a Russian tracker lists ("[2019, США, Великобритания, драма]"):
+    # production countries, weaker than a scene's "US"/"UK" tag (``country``).
+    countries: tuple[str, ...] = ()
 
 
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+# Country names as Russian trackers write them: Babel's, and the short forms they use.
+_RU_COUNTRIES = {
+    **{name.lower(): code for code, name in Locale("ru").territories.items() if len(code) == 2},
+    "сша": "US",
+    "англия": "GB",
+    "корея": "KR",
+    "южная корея": "KR",
+    "корея южная": "KR",
+    "ссср": "SU",
+}
+_COUNTRY_WORD = re.compile(
+    r"(?<!\w)(?:"
+    + "|".join(re.escape(n) for n in sorted(_RU_COUNTRIES, key=len, reverse=True))
+    + r")(?!\w)",
+    re.IGNORECASE,
+)
 # Trackers that write a name in two scripts ("Дюна / Dune", "间谍过家家 / SPY×FAMILY").
 _OTHER_SCRIPT = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 # "37 [Ruberia]_Death_Note", "EvoBot.[Watakushi]_Akuma": something before the group.
@@ -60,11 +83,16 @@ _FIRST_YEAR = re.compile(r"(?<![\w.])(?:19|20)\d\d(?![\w.])")
 _LEADING_GROUPS = re.compile(r"^(?:\s*\[[^\]]*\])+\s*")
 # What a name may start with that is not its title: "[rutracker.org]", "[GROUP]",
 # "【高清影视之家 www.x.com】", "[h265 - HEVC]", "www.site.tld - ".
+_TLD = r"(?:com|org|net|ru|info|tv|me|io|cc|to|in|co|xyz|club|site|pics|world|party|vip|cam|show)"
 _LEADING_TAG = re.compile(r"^\s*(?:\[[^\]]*\]|【[^】]*】)[\s._-]*")
 _SITE = re.compile(
     r"(?i)^\s*(?:www\.[\w-]+(?:\.[\w-]+)+[\s._]*[-–_][\s._-]*"
-    r"|[\w-]+\.(?:com|org|net|ru|info|tv|me|io|cc|to|in|co|xyz|club|site|pics|world|party|vip|cam|show)"
-    r"\s+[-–]\s+)(?=\S)"
+    rf"|[\w-]+\.{_TLD}\s+[-–]\s+)(?=\S)"
+)
+# A name that says nothing of the title: a tracker's topic id ("5493016", "t4353426"),
+# an info hash (hex or base32), a site's name ("NNM-Club.me", "www.site.org").
+_NO_IDENTITY = re.compile(
+    rf"(?i)^(?:\d{{5,}}|t\d{{5,}}|[0-9a-f]{{32}}|[0-9a-f]{{40}}|[a-z2-7]{{32}}|(?:www\.)?[\w-]+\.{_TLD})$"
 )
 _CRC = re.compile(r"[\[(][0-9A-Fa-f]{8}[\])]")
 _DASH_NUMBER = re.compile(
@@ -135,9 +163,18 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     title, year, title_with_year = _fix_title_and_year(text, guess)
     title, country = _country(text, title, guess.country_after_title)
     title = _without_part_range(title)
-    ru = _russian_numbers(basename) if _CYRILLIC.search(basename) else None
+    ru = None
+    if _CYRILLIC.search(basename):
+        ru = _russian_numbers(basename)
+        title = _before_russian_numbers(title)
     parsed = _assemble(guess, kind, title, year, None, ru)
     return _in_folder(replace(parsed, country=country, title_with_year=title_with_year), folder)
+
+
+def identityless(name: str) -> bool:
+    """A torrent name that names nothing: a tracker's topic id, a hash, a site."""
+    rest = strip_tags(name).strip(" ._-[]")
+    return not rest or _NO_IDENTITY.match(rest) is not None
 
 
 def strip_tags(name: str) -> str:
@@ -301,7 +338,14 @@ def _parse_titled(text: str, kind: MediaKind | None) -> Parsed:
     found_year = _FIRST_YEAR.search(remainder)
     year = int(found_year.group(0)) if found_year else guess.years[0] if guess.years else None
     ru = _russian_numbers(remainder) if _CYRILLIC.search(remainder) else None
-    return _assemble(guess, kind, title, year, alt_title, ru)
+    parsed = _assemble(guess, kind, title, year, alt_title, ru)
+    return replace(parsed, countries=tracker_countries(remainder))
+
+
+def tracker_countries(text: str) -> tuple[str, ...]:
+    """ISO 3166 codes of the countries a Russian tracker's name lists."""
+    words = _COUNTRY_WORD.findall(text)
+    return tuple(dict.fromkeys(code for w in words if (code := _RU_COUNTRIES.get(w.lower()))))
 
 
 def _assemble(
@@ -328,12 +372,26 @@ def _assemble(
         found_kind = "unknown"
     if title is None and year is None and found_kind == "movie":
         found_kind = "unknown"
+    language, service = guess.language, guess.service
     if found_kind != "series":
-        return Parsed(found_kind, title, year, None, (), alt_title)
+        return Parsed(
+            found_kind, title, year, None, (), alt_title, language=language, service=service
+        )
     named = _unique_sorted(seasons)
     if len(named) > 1:
         # A multi-season pack: the numbers belong to each file, not to the torrent.
-        return Parsed(found_kind, title, year, None, (), alt_title, guess.date, seasons=named)
+        return Parsed(
+            found_kind,
+            title,
+            year,
+            None,
+            (),
+            alt_title,
+            guess.date,
+            seasons=named,
+            language=language,
+            service=service,
+        )
     season = seasons[0] if seasons else None
     return Parsed(
         found_kind,
@@ -344,6 +402,9 @@ def _assemble(
         alt_title,
         guess.date,
         seasons=named,
+        episode_title=guess.episode_title,
+        language=language,
+        service=service,
     )
 
 
@@ -358,6 +419,18 @@ def _russian_numbers(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     if not episodes and complete and complete.group(1) == complete.group(2):
         episodes = tuple(range(1, int(complete.group(2)) + 1))  # "[25 из 25]": all of them
     return seasons, episodes
+
+
+def _before_russian_numbers(title: str | None) -> str | None:
+    """A title without the season and episode words guessit leaves in it ("Кухня
+    Сезоны 1-2")."""
+    if title is None:
+        return None
+    patterns = (_RU_SEASON_BEFORE, _RU_SEASON_AFTER, _RU_EPISODE_AFTER, _RU_EPISODE_BEFORE)
+    starts = [m.start() for p in patterns if (m := p.search(title)) is not None]
+    if not starts or min(starts) == 0:
+        return title
+    return title[: min(starts)].strip(" .,:;-–(") or title
 
 
 def _first_range(pattern: re.Pattern[str], text: str) -> tuple[int, ...]:

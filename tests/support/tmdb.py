@@ -158,6 +158,7 @@ class Entry:
     runtime: int | None = None  # movies, minutes
     type: str = "Scripted"  # shows
     seasons: tuple[Season, ...] = ()  # shows; number 0 = specials
+    networks: tuple[str, ...] = ()  # shows: "Netflix", "BBC One"
 
     @property
     def year(self) -> int | None:
@@ -204,6 +205,7 @@ class Entry:
             runtime=item.get("runtime"),
             type=str(item.get("type") or "Scripted"),
             seasons=tuple(_season_of(s) for s in item.get("seasons") or ()),
+            networks=tuple(str(n) for n in item.get("networks") or ()),
         )
 
 
@@ -701,6 +703,10 @@ class FakeTmdb(HttpFake):
             in_production=False,
             languages=[entry.original_language],
             last_air_date=max((s.air_date for s in entry.seasons), default=entry.date),
+            networks=[
+                {"id": 1000 + index, "logo_path": None, "name": name, "origin_country": ""}
+                for index, name in enumerate(entry.networks)
+            ],
             number_of_episodes=sum(s.episode_count for s in regular),
             number_of_seasons=len(regular),
             seasons=[
