@@ -42,6 +42,9 @@ CountryMatch = Literal["match", "other", "mismatch", "none"]
 # "other" never rules a title out, it only tells equal ones apart.
 LanguageMatch = Literal["match", "other", "none"]
 SeasonsMatch = Literal["fit", "misfit", "none"]
+# A daily show's dated files against the episodes TMDB lists: "match" when it lists
+# one on every date, "mismatch" when a date is outside the show's run.
+AiredMatch = Literal["match", "mismatch", "none"]
 
 MAX_CANDIDATES = 5
 # How many times more popular one candidate must be to be taken over another that
@@ -83,6 +86,7 @@ class Season(NamedTuple):
     episodes: int
     year: int | None = None  # of its first episode
     name: str | None = None  # TMDB's, when it is more than "Season N" ("The Final Season")
+    air_date: str | None = None  # of its first episode, "YYYY-MM-DD"
 
 
 class AiredEpisode(NamedTuple):
@@ -118,6 +122,7 @@ class Query:
     countries: tuple[str, ...] = ()  # a tracker's production countries
     language: str | None = None  # the language tag, ISO 639-1
     service: str | None = None  # the streaming service tag ("Netflix")
+    dates: tuple[tuple[str, str], ...] = ()  # (path, "YYYY-MM-DD") of each dated video
 
 
 @dataclass(frozen=True)
@@ -135,6 +140,8 @@ class Evidence:
     season_words: str | None = None  # words of an alternative title naming no known season
     language: LanguageMatch = "none"
     service: bool = False  # the streaming service tag names one of its networks
+    aired: AiredMatch = "none"
+    dated: tuple[tuple[str, int, int], ...] = ()  # (path, season, episode) aired that day
 
     def as_json(self) -> dict[str, Any]:
         return {key: value for key, value in self.__dict__.items() if value not in (None, False)}
@@ -142,6 +149,8 @@ class Evidence:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Evidence":
         known = {key: data[key] for key in cls.__dataclass_fields__ if key in data}
+        if "dated" in known:
+            known["dated"] = tuple(tuple(row) for row in known["dated"])
         return cls(**{"title": "weak", "matched": "", "year": "none", **known})
 
 
@@ -164,6 +173,8 @@ class Candidate:
     imdb_id: str | None = None
     language: str | None = None  # the original language, ISO 639-1
     networks: tuple[str, ...] = ()  # a show's networks ("Netflix", "BBC One")
+    aired: tuple[AiredEpisode, ...] = ()  # episodes of the seasons fetched for dated files
+    ended: str | None = None  # a show that ended: the day of its last episode
     score: float = 0.0  # the confidence, once weighed
     evidence: Evidence | None = None
 
@@ -246,6 +257,7 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
     country = _country(query, candidate)
     language = _language(query.language, candidate)
     service = _service(query.service, candidate)
+    aired, dated = _aired(query.dates, candidate)
     identifier = _identified(query.identifiers, candidate)
     best: Evidence | None = None
     for reading in query.readings or (Reading("", None),):
@@ -274,6 +286,8 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
             season_words=why.season_words,
             language=language,
             service=service,
+            aired=aired,
+            dated=dated,
         )
         if best is None or _strength(evidence) > _strength(best):
             best = evidence
@@ -343,6 +357,28 @@ def _service(service: str | None, candidate: Candidate) -> bool:
     return any(wanted & (set(title_key(n).split()) - _SERVICE_NOISE) for n in candidate.networks)
 
 
+def _aired(
+    dates: Sequence[tuple[str, str]], candidate: Candidate
+) -> tuple[AiredMatch, tuple[tuple[str, int, int], ...]]:
+    """The episode aired on each file's date: "match" when TMDB lists one for every
+    date (the listed seasons fetched), "mismatch" when a date is before the show's
+    first episode or after the last one of a show that ended."""
+    if not dates or candidate.kind != "series":
+        return "none", ()
+    days = {e.air_date: e for e in candidate.aired if e.air_date and e.number > 0}
+    first = min(
+        (s.air_date for s in candidate.seasons or () if s.number > 0 and s.air_date),
+        default=None,
+    )
+    dated = []
+    for path, day in dates:
+        if (first is not None and day < first) or (candidate.ended and day > candidate.ended):
+            return "mismatch", ()
+        if day in days:
+            dated.append((path, days[day].season, days[day].number))
+    return ("match" if len(dated) == len(dates) else "none"), tuple(dated)
+
+
 def _identified(identifiers: Sequence[str], candidate: Candidate) -> bool:
     if candidate.provider != "tmdb":
         return False
@@ -399,13 +435,18 @@ def strong(evidence: Evidence) -> bool:
     return (
         not contradicted(evidence)
         and evidence.title in ("exact", "close")
-        and evidence.year in ("exact", "near", "none")
+        and (evidence.year in ("exact", "near", "none") or evidence.aired == "match")
     )
 
 
 def contradicted(evidence: Evidence) -> bool:
     """The release says something this candidate cannot be."""
-    return evidence.year == "far" or evidence.country == "mismatch" or evidence.seasons == "misfit"
+    return (
+        evidence.year == "far"
+        or evidence.country == "mismatch"
+        or evidence.seasons == "misfit"
+        or evidence.aired == "mismatch"
+    )
 
 
 def confidence(evidence: Evidence, rule: str) -> float:
@@ -415,6 +456,9 @@ def confidence(evidence: Evidence, rule: str) -> float:
     value = _TITLE_CONFIDENCE[evidence.title] + _YEAR_CONFIDENCE[evidence.year]
     value += 0.04 if evidence.country == "match" else 0.0
     value += 0.04 if evidence.seasons == "fit" else 0.0
+    # A show that aired an episode on the file's date, where others of the name did
+    # not: as sure as a full title ("Late Show" for "Late Show with David Letterman").
+    value += 0.3 if evidence.aired == "match" else 0.0
     value -= 0.02 if rule == "popularity" else 0.0
     return round(min(1.0, max(0.0, value)), 4)
 
@@ -444,7 +488,7 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
         if len(leaders) == len(group):
             continue
         trailing = [c for c in group if rank(c) < top]
-        if name != "seasons" and _popular(trailing) >= WIDE * _popular(leaders):
+        if name not in ("aired", "seasons") and _popular(trailing) >= WIDE * _popular(leaders):
             # A year off by one is normal (a premiere and a release), a dub is tagged
             # with its language: one far more watched title against an obscure one
             # that only the tag fits: ask.
@@ -499,6 +543,8 @@ def _ruled_out_by(contradicted_ones: Sequence[Candidate], best_title: int) -> st
         if _TITLE_RANK[evidence.title] >= best_title:
             if evidence.year == "far":
                 return "year"
+            if evidence.aired == "mismatch":
+                return "aired"
             return "country" if evidence.country == "mismatch" else "seasons"
     return "only"
 
@@ -539,6 +585,10 @@ def _service_rank(candidate: Candidate) -> int:
     return int(_ev(candidate).service)
 
 
+def _aired_rank(candidate: Candidate) -> int:
+    return int(_ev(candidate).aired == "match")
+
+
 def _fit_rank(candidate: Candidate) -> int:
     return {"fit": 2, "none": 1, "misfit": 0}[_ev(candidate).seasons]
 
@@ -546,6 +596,7 @@ def _fit_rank(candidate: Candidate) -> int:
 # What tells candidates of one title match apart, in order; the streaming service
 # only among otherwise equal ones.
 _TIE_BREAKERS: tuple[tuple[str, Callable[[Candidate], int]], ...] = (
+    ("aired", _aired_rank),
     ("year", _year_rank),
     ("country", _country_rank),
     ("language", _language_rank),

@@ -57,6 +57,7 @@ TEMPLATES: Mapping[str, str] = {
     "auto.country": N_("Picked on its own: the country in the name matches."),
     "auto.language": N_("Picked on its own: the language in the name is its original language."),
     "auto.service": N_("Picked on its own: the streaming service in the name shows it."),
+    "auto.aired": N_("Picked on its own: only it aired an episode on the date in the name."),
     "auto.seasons": N_("Picked on its own: only it has these seasons and episodes."),
     "auto.popularity": N_(
         "Picked on its own: far more watched than the other titles of that name."
@@ -77,6 +78,10 @@ TEMPLATES: Mapping[str, str] = {
     ),
     "review.season_unknown": N_(
         "The name says “{words}”, which is no season this title has: set the season of {file}."
+    ),
+    "review.date_unlisted": N_(
+        "{file} is dated {date}, and TMDB lists no episode of this title on that day:"
+        " it is not placed."
     ),
     "review.episode_unlisted": N_(
         "{file} would be {episode}, which TMDB does not list for this title: it is not placed."

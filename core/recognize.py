@@ -261,7 +261,8 @@ def _natural_numbers(
     parsed: Parsed, base: Parsed, *, single: bool
 ) -> tuple[int | None, tuple[int, ...]]:
     season = _first_set(parsed.season, base.season)
-    episodes = parsed.episodes or (base.episodes if single else ())
+    # A dated file is numbered by its date, never by numbers of the torrent's name.
+    episodes = parsed.episodes or (base.episodes if single and parsed.date is None else ())
     return season, episodes
 
 
@@ -411,6 +412,7 @@ def placed(
     files: Sequence[RecognizedFile],
     seasons: Sequence[Season] | None,
     named: int | None = None,
+    dated: Sequence[tuple[str, int, int]] = (),
 ) -> tuple[RecognizedFile, ...]:
     """Files of a series numbered across seasons moved to the title's seasons by
     their episode counts: "Frieren - 29" is S02E01 when season 1 has 28, and so is
@@ -418,7 +420,15 @@ def placed(
     title names ("Show - Ultra Romantic - 05", "24: Live Another Day S01E01"): what
     it numbers without a season, or as season 1, is in that season. Subtitles follow
     their video. Without counts, or numbers beyond them, nothing moves; an ``SxxEyy``
-    of another season never moves."""
+    of another season never moves. ``dated``: (path, season, episode) of a daily
+    show's files, the episode TMDB lists on each one's date."""
+    aired = {path: (season, episode) for path, season, episode in dated}
+    files = [
+        replace(f, season=aired[key][0], episodes=(aired[key][1],))
+        if not f.episodes and (key := f.path if f.role == "video" else f.video) in aired
+        else f
+        for f in files
+    ]
     if named is not None:
         files = [
             replace(f, season=named, absolute=f.season is None)
@@ -449,7 +459,7 @@ def files_for(
     """The files as they are laid out for a chosen title (its kind, seasons and the
     evidence that chose it), and why they cannot be, if they cannot (``unplaceable``)."""
     named = evidence.season if evidence is not None else None
-    out = placed(files, seasons, named)
+    out = placed(files, seasons, named, evidence.dated if evidence is not None else ())
     words = evidence.season_words if evidence is not None else None
     return out, unplaceable(kind, out, seasons, words)
 
@@ -485,7 +495,9 @@ def unplaceable(
     for file in files:
         if file.role != "video":
             continue
-        if not file.episodes and file.date is None:
+        if not file.episodes and file.date is not None:
+            return reason("review.date_unlisted", file=file.path, date=file.date.isoformat())
+        if not file.episodes:
             return reason("review.episode_unknown", file=file.path)
         if counts is None or not file.episodes:
             continue

@@ -16,12 +16,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.evidence import (
+    AiredEpisode,
     Candidate,
     Decision,
     Evidence,
     MediaKind,
     Query,
     Reading,
+    contradicted,
     decide,
     ranked,
     strong,
@@ -32,6 +34,7 @@ from core.titles import numerals_swapped
 from worker.tmdb import TmdbClient
 
 MAX_REQUESTS = 8
+_NO_EVIDENCE = Evidence("weak", "", "none")
 DETAILS = 3  # candidates whose details are fetched in one round
 PAGE = 20  # TMDB's page: a full first page may hide the right title on the next
 
@@ -75,6 +78,16 @@ class Lookup:
             self.cache[key] = await self.tmdb.details(candidate.kind, candidate.provider_id or "")
         detailed: Candidate = self.cache[key]
         return detailed
+
+    async def season(self, candidate: Candidate, number: int) -> list[AiredEpisode] | None:
+        key = ("season", candidate.provider_id, number)
+        if not self._has_room(key):
+            return None
+        if key not in self.cache:
+            self.spent += 1
+            self.cache[key] = await self.tmdb.season(candidate.provider_id or "", number)
+        episodes: list[AiredEpisode] = self.cache[key]
+        return episodes
 
     async def find(self, imdb_id: str) -> list[Candidate]:
         key = ("find", imdb_id)
@@ -214,6 +227,11 @@ def query_of(recognized: Recognized) -> Query:
         countries=recognized.countries,
         language=recognized.language,
         service=recognized.service,
+        dates=tuple(
+            (f.path, f.date.isoformat())
+            for f in videos
+            if recognized.kind == "series" and f.date is not None and not f.episodes
+        ),
     )
 
 
@@ -240,6 +258,7 @@ async def identify(
             for kind in _kinds(recognized)[:1]:
                 await _search(kind, reading, lookup, found, language)
                 await _details(kind, lookup, found)
+    await _aired(query, lookup, found)
     return decide(query, found.all(), auto_accept)
 
 
@@ -251,6 +270,7 @@ async def _search_kind(
         return
     page = await _search(kind, first, lookup, found, language)
     await _details(kind, lookup, found)
+    await _aired(query, lookup, found)
     numerals = numerals_swapped(first.title)
     for reading in [*others, *([Reading(numerals, first.year)] if numerals else [])]:
         if found.strong():
@@ -285,6 +305,49 @@ async def _details(kind: MediaKind, lookup: Lookup, found: "_Found") -> None:
         if detailed is None:
             return
         found.add([detailed], detailed=True)
+
+
+async def _aired(query: Query, lookup: Lookup, found: "_Found") -> None:
+    """For dated files (a daily show): the shows that could be it, best first, their
+    details (a show that had ended or not begun by then is out) and the seasons that
+    hold those dates, until ``DETAILS`` shows are checked: which aired on each day."""
+    if not query.dates:
+        return
+    days = sorted({day for _, day in query.dates})
+    checked: set[str | None] = set()
+    while len(checked) < DETAILS:
+        show = next(
+            (
+                c
+                for c in found.weighed()
+                if c.kind == "series"
+                and c.provider_id not in checked
+                and not contradicted(c.evidence or _NO_EVIDENCE)
+            ),
+            None,
+        )
+        if show is None:
+            return
+        if not found.detailed(show):
+            detailed = await lookup.details(show)
+            if detailed is None:
+                return
+            found.add([detailed], detailed=True)
+            continue  # weighed again: its run may rule it out
+        checked.add(show.provider_id)
+        episodes: list[AiredEpisode] = []
+        for number in sorted({n for day in days if (n := _season_on(show, day)) is not None}):
+            listed = await lookup.season(show, number)
+            if listed is None:
+                return
+            episodes += listed
+        found.add([replace(show, aired=tuple(episodes))], detailed=True)
+
+
+def _season_on(show: Candidate, day: str) -> int | None:
+    """The season whose first episode is the last one aired on or before ``day``."""
+    started = [s for s in show.seasons or () if s.number > 0 and s.air_date and s.air_date <= day]
+    return max(started, key=lambda s: s.air_date or "").number if started else None
 
 
 async def _by_identifier(identifier: str, lookup: Lookup, found: "_Found") -> None:

@@ -268,7 +268,13 @@ def _detailed(found: Candidate, answer: Json) -> Candidate:
     seasons = None
     if found.kind == "series" and isinstance(answer.get("seasons"), list):
         seasons = tuple(
-            Season(number, count, _year(row.get("air_date")), _own_name(row.get("name"), number))
+            Season(
+                number,
+                count,
+                _year(row.get("air_date")),
+                _own_name(row.get("name"), number),
+                _text(row.get("air_date")),
+            )
             for row in _dicts(answer.get("seasons"))
             if (number := _int(row.get("season_number"))) is not None
             and (count := _int(row.get("episode_count"))) is not None
@@ -286,6 +292,9 @@ def _detailed(found: Candidate, answer: Json) -> Candidate:
         imdb_id=imdb,
         language=_text(answer.get("original_language")) or found.language,
         networks=tuple(n for r in _dicts(answer.get("networks")) if (n := _text(r.get("name")))),
+        ended=_text(answer.get("last_air_date"))
+        if answer.get("status") in ("Ended", "Canceled")
+        else None,
     )
 
 

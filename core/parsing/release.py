@@ -533,6 +533,9 @@ def parse_file(path: str, *, kind: MediaKind | None = None) -> Parsed:
     if parsed.kind != "series":
         return parsed
     folder = text.replace("\\", "/").rpartition("/")[0]
+    if parsed.date is not None and parsed.episodes and folder:
+        # "Show.2024.02/Show.2024.02.12.mkv": the folder's month is no episode.
+        parsed = replace(parsed, episodes=parse_release(basename, kind=kind).episodes)
     if parsed.season is None and not parsed.seasons and (season := folder_season(folder)):
         parsed = replace(parsed, season=season, seasons=(season,))
     if parsed.special or parsed.episodes:

@@ -702,7 +702,7 @@ class FakeTmdb(HttpFake):
             episode_run_time=[],
             in_production=False,
             languages=[entry.original_language],
-            last_air_date=max((s.air_date for s in entry.seasons), default=entry.date),
+            last_air_date=_last_aired(entry),
             networks=[
                 {"id": 1000 + index, "logo_path": None, "name": name, "origin_country": ""}
                 for index, name in enumerate(entry.networks)
@@ -722,6 +722,7 @@ class FakeTmdb(HttpFake):
                 }
                 for season in entry.seasons
             ],
+            status="Ended",  # in_production is false
             type=entry.type,
         )
         return body
@@ -757,6 +758,17 @@ class FakeTmdb(HttpFake):
         if part == "external_ids":
             return {"imdb_id": entry.imdb_id, "tvdb_id": None, "wikidata_id": None}
         return None
+
+
+def _last_aired(entry: Entry) -> str:
+    """TMDB's ``last_air_date``: the air date of the show's last listed episode."""
+    days = [
+        str(e["air_date"])
+        for s in entry.seasons
+        for e in _season_body(entry, s)["episodes"]
+        if e["air_date"]
+    ]
+    return max(days, default=entry.date)
 
 
 def _season_body(entry: Entry, season: Season) -> Json:
