@@ -10,10 +10,12 @@ import datetime
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 from types import MappingProxyType
 
 from core.errors import InvalidInputError
 from core.evidence import Evidence, Season, absolute_to_season
+from core.explained import season_named
 from core.parsing.files import FileRole, Role, TorrentFile, classify_files, folders, stem
 from core.parsing.guess import MediaKind
 from core.parsing.hints import Hint, parse_hint
@@ -28,7 +30,7 @@ from core.parsing.release import (
 )
 from core.parsing.subtitles import subtitle_language
 from core.reasons import Reason, reason
-from core.titles import fold
+from core.titles import fold, title_key
 
 __all__ = ["FileRole", "Kind", "MediaKind", "Parsed", "Role", "TorrentFile"]
 
@@ -424,6 +426,12 @@ def placed(
     show's files, the episode TMDB lists on each one's date."""
     aired = {path: (season, episode) for path, season, episode in dated}
     files = [
+        replace(f, season=own)
+        if f.role == "video" and f.season is None and (own := _folder_names(f.path, seasons))
+        else f
+        for f in files
+    ]
+    files = [
         replace(f, season=aired[key][0], episodes=(aired[key][1],))
         if not f.episodes and (key := f.path if f.role == "video" else f.video) in aired
         else f
@@ -448,6 +456,15 @@ def placed(
             episodes = tuple(w[1] for w in where if w is not None)
             moved[file.path] = replace(file, season=targets.pop(), episodes=episodes)
     return tuple(_follow(file, moved) for file in files)
+
+
+def _folder_names(path: str, seasons: Sequence[Season] | None) -> int | None:
+    """The season a folder of ``path`` is named after, nearest first ("Book 2 -
+    Earth" for TMDB's "Book Two: Earth")."""
+    for folder in reversed(PurePosixPath(path).parent.parts):
+        if (number := season_named(title_key(folder).split(), seasons)) is not None:
+            return number
+    return None
 
 
 def files_for(

@@ -45,6 +45,9 @@ class Guess:
     language: str | None = None  # the one language tagged ("KOREAN": "ko"), ISO 639-1
     service: str | None = None  # the streaming service tagged ("NF": "Netflix")
     episode_title: str | None = None  # "S01E05.The.Gift": "The Gift"
+    # "Avatar - The Last Airbender (Complete Series)": what follows the title's dash,
+    # which guessit takes for another title.
+    subtitle: str | None = None
 
 
 _API = GuessItApi()
@@ -111,7 +114,22 @@ def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
         language=_language(result.get("language")),
         service=_str_or_none(result.get("streaming_service")),
         episode_title=_str_or_none(result.get("episode_title")),
+        subtitle=_after_dash(text, title_spans, spans("alternative_title")),
     )
+
+
+def _after_dash(text: str, titles: Sequence[_Span], alternatives: Sequence[_Span]) -> str | None:
+    """The alternative title right after the title and a spaced dash, as written."""
+    if not titles or not alternatives:
+        return None
+    title, alternative = titles[0], alternatives[0]
+    joined = re.fullmatch(r"(.*?\S)\s+-\s+(\S.*?)\s*", text[title.start : alternative.end])
+    if joined and (joined.group(1), joined.group(2)) == (
+        title.raw.strip(),
+        alternative.raw.strip(),
+    ):
+        return joined.group(2)
+    return None
 
 
 def _language(value: object) -> str | None:

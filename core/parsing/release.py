@@ -163,6 +163,8 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     title, year, title_with_year = _fix_title_and_year(text, guess)
     title, country = _country(text, title, guess.country_after_title)
     title = _without_part_range(title)
+    if title is not None and guess.subtitle and country is None:
+        title = f"{title} - {guess.subtitle}"  # explained by the candidate, or partial
     ru = None
     if _CYRILLIC.search(basename):
         ru = _russian_numbers(basename)
