@@ -272,16 +272,22 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
             title = "exact"  # every word explained: the show's name and a season's
         elif why.unexplained and title in ("exact", "close"):
             title = "partial"
-        seasons, misfit = _seasons(query, candidate, why.season)
+        year = _year(reading.year, candidate, query.seasons)
+        named = (
+            why.season
+            if why.season is not None
+            else _season_of_year(year, reading, query, candidate)
+        )
+        seasons, misfit = _seasons(query, candidate, named)
         evidence = Evidence(
             title=title,
             matched=matched,
-            year=_year(reading.year, candidate, query.seasons),
+            year=year,
             country=country,
             seasons=seasons,
             misfit=misfit,
             identifier=identifier,
-            season=why.season,
+            season=named,
             unexplained=why.unexplained,
             season_words=why.season_words,
             language=language,
@@ -293,6 +299,17 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
             best = evidence
     assert best is not None
     return best
+
+
+def _season_of_year(
+    year: YearMatch, reading: Reading, query: Query, candidate: Candidate
+) -> int | None:
+    """ "Hanzawa.Naoki.2020.EP01": a release that names no season but the year of a
+    later one is in that season (when only one began that year)."""
+    if year != "season" or query.seasons or any(s is not None for s, _, _ in query.episodes):
+        return None
+    began = [s.number for s in candidate.seasons or () if s.number > 0 and s.year == reading.year]
+    return began[0] if len(began) == 1 else None
 
 
 def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:

@@ -21,6 +21,7 @@ from core.numbers import ascii_int
 _COUR = re.compile(r"(?i)[\s\-:]+(?:Part|Cour)\s*\d{1,2}$")
 _SPECIAL = re.compile(r"(?i)[\s\-]+(?:OVA|OAD|ONA|SP|Specials?|NC(?:OP|ED)\d*)$")
 _MOVIE = re.compile(r"(?i)[\s\-]+(?:The\s+)?Movie$")
+_MOVIE_WORD = re.compile(r"(?i)(?:the\s+)?movie")
 _ENGLISH_IN_BRACKETS = re.compile(r"^(?P<title>.+?)\s*\((?P<other>[^()]*[A-Za-z][^()]*)\)$")
 # What anitopy leaves in a title: "Title - S01E01", "01 - Title" (the episode first),
 # "2nd Season", and a dash before a subtitle ("Show - Subtitle": a later season's
@@ -98,6 +99,9 @@ def parse_anime(name: str) -> AnimeName | None:
     if (nth := _NTH_SEASON.search(title)) is not None:
         season, title = int(nth.group(1)), title[: nth.start()]
     movie = _MOVIE.search(title) is not None or _text(found.get("anime_type")) == "Movie"
+    if episode_title and _MOVIE_WORD.fullmatch(episode_title) and len(episodes) == 1:
+        # "Jujutsu Kaisen 0 - The Movie": the number is the film's, not an episode.
+        title, episodes, episode_title, movie = f"{title} {episodes[0]}", (), None, True
     special = _SPECIAL.search(title) is not None or fraction
     title = _MOVIE.sub("", _SPECIAL.sub("", _COUR.sub("", title)))
     alt_title = None

@@ -141,6 +141,13 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     text = _TILDE_RANGE.sub("-", unicodedata.normalize("NFC", name).strip())
     if not text:
         return Parsed("unknown", None, None, None, ())
+    marker = _TV_SEASON.search(text)
+    if marker is not None and kind != "movie":
+        # "Title [TV-2]", "Title_TV-2_[01]": Russian trackers' and fansubs' season mark.
+        number = int(marker.group(1))
+        found = parse_release(text[: marker.start()] + " " + text[marker.end() :], kind=kind)
+        if found.kind != "movie" and found.season in (None, number) and not found.seasons[1:]:
+            return replace(found, kind="series", season=number, seasons=(number,))
     if " / " in text and _OTHER_SCRIPT.search(text):
         return _parse_titled(text, kind)
     folder, _, basename = text.replace("\\", "/").rpartition("/")
@@ -513,6 +520,7 @@ _PART_WORD = re.compile(
     r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)(?![\w'])"
 )
 # A season's folder: "Season 2", "Series 2" (British), "Сезон 2".
+_TV_SEASON = re.compile(r"(?i)[\[(]?(?<![a-z0-9])TV-(\d{1,2})(?![a-z0-9])[\])]?")
 _SEASON_FOLDER = re.compile(r"(?i)^(?:season|series|сезон)[\s._-]*(\d{1,2})$")
 _SEASON_IN_FOLDER = re.compile(
     r"(?i)(?<![a-z0-9])(?:S|Season[\s._-]?|Сезон[\s._-]?)(\d{1,2})(?![\dxe])"
@@ -535,9 +543,12 @@ def parse_file(path: str, *, kind: MediaKind | None = None) -> Parsed:
     if parsed.kind != "series":
         return parsed
     folder = text.replace("\\", "/").rpartition("/")[0]
-    if parsed.date is not None and parsed.episodes and folder:
-        # "Show.2024.02/Show.2024.02.12.mkv": the folder's month is no episode.
-        parsed = replace(parsed, episodes=parse_release(basename, kind=kind).episodes)
+    if folder and (parsed.date is not None and parsed.episodes or len(parsed.episodes) > 1):
+        # The folder's numbers are not the file's: "Show.2024.02/Show.2024.02.12.mkv"
+        # (a month), "Show Серии 1-4 из 9/01.mkv" (the folder's range).
+        own = parse_release(basename, kind=kind).episodes
+        if own or parsed.date is not None:
+            parsed = replace(parsed, episodes=own)
     if parsed.season is None and not parsed.seasons and (season := folder_season(folder)):
         parsed = replace(parsed, season=season, seasons=(season,))
     if parsed.special or parsed.episodes:
