@@ -79,6 +79,9 @@ TEMPLATES: Mapping[str, str] = {
     "review.season_unknown": N_(
         "The name says “{words}”, which is no season this title has: set the season of {file}."
     ),
+    "review.hint_unread": N_(
+        "You wrote “{hint}”, which does not name one title: pick the one you meant."
+    ),
     "review.date_unlisted": N_(
         "{file} is dated {date}, and TMDB lists no episode of this title on that day:"
         " it is not placed."

@@ -72,6 +72,7 @@ class Recognized:
     # Other names of the release, weaker than the title: the torrent's own title when
     # the person's hint replaced it, the magnet's dn when it names something else.
     fallback_titles: tuple[tuple[str, int | None], ...] = ()
+    unread_hint: str | None = None  # a hint that describes rather than names the title
 
 
 _NO_OVERRIDES: Mapping[str, str] = MappingProxyType({})
@@ -219,6 +220,7 @@ def recognize(
         identifiers=tuple(dict.fromkeys(identifiers)),
         numbered_parts=found_kind == "movie" and _numbered_parts(videos),
         fallback_titles=tuple(fallback),
+        unread_hint=hint.unread,
     )
 
 
@@ -376,6 +378,7 @@ def _merge_hints(hints: Iterable[Hint]) -> Hint:
             episode=_first_set(hint.episode, merged.episode),
             title_with_year=hint.title_with_year if hint.title else merged.title_with_year,
             identifiers=merged.identifiers + hint.identifiers,
+            unread=hint.unread or merged.unread,
         )
     return merged
 

@@ -130,7 +130,10 @@ async def test_details_of_a_movie_and_a_show(tmdb: FakeTmdb, make_client: MakeCl
         "The Last of Us",
         2023,
     )
-    assert show.seasons == (Season(1, 9, 2023), Season(2, 9, 2023))
+    assert show.seasons == (
+        Season(1, 9, 2023, air_date="2023-01-15"),
+        Season(2, 9, 2023, air_date="2023-01-15"),
+    )
     assert show.countries == ("US",)
     assert "The Last of Us" not in show.names  # already the original title
     assert [c.path for c in tmdb.calls] == ["/movie/335984", "/tv/100088"]

@@ -159,6 +159,9 @@ async def identify_download(
     chosen = decision.chosen
     if chosen is not None and chosen.kind != recognized.kind:
         recognized = await parse(source, chosen.kind)  # "Part 1…10" of a miniseries
+    if chosen is not None and recognized.unread_hint is not None:
+        unread = reason("review.hint_unread", hint=recognized.unread_hint[:200])
+        return Identification(recognized, decision.candidates, None, unread)
     if chosen is not None:
         _, why = files_for(chosen.kind, chosen.seasons, chosen.evidence, recognized.files)
         if why is not None:

@@ -17,6 +17,9 @@ class Hint:
     episode: int | None = None
     title_with_year: str | None = None  # "Wonder Woman 1984": the number kept in the title
     identifiers: tuple[str, ...] = ()  # "imdb:tt…", "tmdb:movie/…"
+    # A description rather than a name ("мультик, а не старый фильм"): the person is
+    # asked to pick, for jellybit cannot read which title it says.
+    unread: str | None = None
 
 
 _KIND_WORDS: dict[str, MediaKind] = {
@@ -50,6 +53,8 @@ _NOT_AT_END = frozenset({"кино"})
 _EN_OPENERS = (("it's",), ("it", "is"), ("this", "is"), ("that's",), ("that", "is"))
 _ARTICLES = frozenset({"a", "an", "the"})
 _SEPARATORS = frozenset({"-", "–", "—", ",", ":", "|"})
+# Words that make a hint a description of what the title is not.
+_NEGATIONS = frozenset({"не", "нет", "ни", "not", "no", "isn't", "isnt", "nicht", "pas"})
 _YEAR_WORDS = frozenset({"год", "года", "г", "г."})
 _HINT_SEASON_EPISODE = re.compile(r"(?i)\bS(\d{1,3})\s?E(\d{1,4})\b")
 _HINT_SEASON = re.compile(
@@ -119,9 +124,11 @@ def parse_hint(text: str) -> Hint:
     kind = trailing_kind or kind
     if kind is None and (season is not None or episode is not None):
         kind = "series"
+    unread = text.strip() if any(_word(w) in _NEGATIONS for w in words) else None
     return Hint(
         kind=kind,
-        title=_title(" ".join(words)) or None,
+        title=None if unread else _title(" ".join(words)) or None,
+        unread=unread,
         year=year,
         season=season,
         episode=episode,

@@ -543,7 +543,7 @@ def parse_file(path: str, *, kind: MediaKind | None = None) -> Parsed:
     if parsed.kind != "series":
         return parsed
     folder = text.replace("\\", "/").rpartition("/")[0]
-    if folder and (parsed.date is not None and parsed.episodes or len(parsed.episodes) > 1):
+    if folder and ((parsed.date is not None and parsed.episodes) or len(parsed.episodes) > 1):
         # The folder's numbers are not the file's: "Show.2024.02/Show.2024.02.12.mkv"
         # (a month), "Show Серии 1-4 из 9/01.mkv" (the folder's range).
         own = parse_release(basename, kind=kind).episodes
