@@ -13,7 +13,7 @@ PACKAGES = ("core", "common", "store", "worker", "bot", "web", "migrations", "je
 CLOCK_MODULE = ROOT / "core" / "clock.py"
 ID_MODULE = ROOT / "core" / "ids.py"
 # Libraries core may use: pure computation, no I/O framework.
-CORE_THIRD_PARTY = {"ulid", "fastbencode", "guessit", "babelfish", "anitopy"}
+CORE_THIRD_PARTY = {"ulid", "fastbencode", "guessit", "babel", "babelfish", "anitopy"}
 
 _AUTOINCREMENT = re.compile(r"\bAUTOINCREMENT\b", re.IGNORECASE)
 _DATETIME_DEFAULT = re.compile(r"DEFAULT\s*\(\s*datetime\s*\(\s*'now'", re.IGNORECASE)

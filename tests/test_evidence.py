@@ -1,8 +1,11 @@
 """The decision from evidence (core.evidence): one table test per class of trap."""
 
+from dataclasses import replace
+
 import pytest
 
 from core.evidence import (
+    AiredEpisode,
     Candidate,
     Decision,
     MediaKind,
@@ -306,3 +309,65 @@ def test_absolute_numbers_map_by_the_episode_counts(
 ) -> None:
     seasons = (Season(0, 3), Season(1, 28), Season(2, 12))
     assert absolute_to_season(episode, seasons, season) == expected
+
+
+# --- daily shows: the episode aired on the file's date -----------------------------------
+
+
+def _talk_show(id: str, title: str, first: str, ended: str | None, popularity: float) -> Candidate:
+    season = Season(1, 200, int(first[:4]), None, first)
+    aired = tuple(
+        AiredEpisode(1, n, None, day)
+        for n, day in enumerate(("2015-05-19", "2015-05-20", "2015-05-21"), start=1)
+        if first <= day and (ended is None or day <= ended)
+    )
+    return replace(
+        show(id, title, int(first[:4]), popularity),
+        seasons=(season,),
+        aired=aired,
+        ended=ended,
+    )
+
+
+def test_a_dated_file_goes_to_the_show_that_aired_that_day() -> None:
+    found = [
+        _talk_show("colbert", "The Late Show with Stephen Colbert", "2015-09-08", None, 40),
+        _talk_show("letterman", "Late Show with David Letterman", "1993-08-30", "2015-05-20", 12),
+        _talk_show("fox", "The Late Show", "1986-10-09", "1988-10-28", 1),
+    ]
+    query = Query(
+        "series", (Reading("Late Show", None),), dates=(("Late.Show.2015.05.20.mkv", "2015-05-20"),)
+    )
+    decision = decide(query, found, AUTO)
+    assert accepted(decision) == "letterman"  # a partial title, but the only one on air
+    evidence = decision.candidates[0].evidence
+    assert evidence is not None
+    assert (evidence.aired, evidence.dated) == ("match", (("Late.Show.2015.05.20.mkv", 1, 2),))
+    by_id = {c.provider_id: c.evidence for c in decision.candidates}
+    assert by_id["colbert"] is not None and by_id["colbert"].aired == "mismatch"  # not begun
+    assert by_id["fox"] is not None and by_id["fox"].aired == "mismatch"  # long ended
+    later = replace(query, dates=(("Late.Show.2015.05.21.mkv", "2015-05-21"),))
+    assert decide(later, found, AUTO).chosen is None  # nobody aired it: asked
+
+
+def test_a_year_that_began_a_later_season_is_that_season() -> None:
+    found = [show("1", "Hanzawa Naoki", 2013, 10, seasons=((1, 10), (2, 10)))]
+    found[0] = replace(found[0], seasons=(Season(1, 10, 2013), Season(2, 10, 2020)))
+    decision = decide(series("Hanzawa Naoki", 2020, (None, 1)), found, AUTO)
+    assert accepted(decision) == "1"
+    assert decision.candidates[0].evidence is not None
+    assert decision.candidates[0].evidence.season == 2
+    explicit = decide(series("Hanzawa Naoki", 2020, (1, 1)), found, AUTO)
+    assert explicit.candidates[0].evidence is not None
+    assert explicit.candidates[0].evidence.season is None  # "S01E01" says its own season
+
+
+def test_a_dash_subtitle_the_film_does_not_explain_leaves_it_partial() -> None:
+    found = [
+        movie("19995", "Avatar", 2009, 200),
+        show("246", "Avatar: The Last Airbender", 2005, 60, seasons=((1, 20), (2, 20), (3, 21))),
+    ]
+    decision = decide(series("Avatar - The Last Airbender"), found, AUTO)
+    assert accepted(decision) == "246"
+    film_evidence = next(c.evidence for c in decision.candidates if c.provider_id == "19995")
+    assert film_evidence is not None and film_evidence.title == "partial"

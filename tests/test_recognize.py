@@ -820,6 +820,58 @@ def test_absolute_numbers_are_placed_by_the_chosen_titles_seasons() -> None:
     assert unplaceable("movie", [unknown], None) is None
 
 
+def test_dated_files_and_season_named_folders_are_placed_for_the_title() -> None:
+    day = datetime.date(2024, 2, 12)
+    dated = RecognizedFile("Show.2024.02.12.mkv", "video", None, (), None, (), date=day)
+    subtitle = RecognizedFile(
+        "Show.2024.02.12.srt", "subtitle", None, (), "en", (), video="Show.2024.02.12.mkv"
+    )
+    video, sub = placed([dated, subtitle], None, dated=[("Show.2024.02.12.mkv", 29, 21)])
+    assert (video.season, video.episodes, sub.season, sub.episodes) == (29, (21,), 29, (21,))
+    why = unplaceable("series", placed([dated], None), None)
+    assert why is not None
+    assert (why.code, why.params["date"]) == ("review.date_unlisted", "2024-02-12")
+    seasons = (Season(1, 20, 2005, "Book One: Water"), Season(2, 20, 2006, "Book Two: Earth"))
+    book = RecognizedFile(
+        "Avatar/Book 2 - Earth/01 - The Avatar State.mkv", "video", None, (1,), None, ()
+    )
+    (moved,) = placed([book], seasons)
+    assert (moved.season, moved.episodes) == (2, (1,))
+
+
+@pytest.mark.parametrize(
+    ("path", "season", "episodes"),
+    [
+        ("Топи (2021) Серии 1-4 из 9 WEB-DL 1080p/01.mkv", None, (1,)),  # the folder's range
+        ("Show.2024.02.Mondays/Show.2024.02.12.Guest.720p.mkv", None, ()),  # a month
+        ("Show.S01.Part1/Show.S01E01E02.1080p.mkv", 1, (1, 2)),  # the file's own range
+        ("Jujutsu Kaisen TV-2 [AniLibria]/Jujutsu_Kaisen_TV-2_[07]_[AniLibria_TV].mkv", 2, (7,)),
+    ],
+)
+def test_a_files_own_numbers_beat_its_folders(
+    path: str, season: int | None, episodes: tuple[int, ...]
+) -> None:
+    parsed = parse_file(path, kind="series")
+    assert (parsed.season, parsed.episodes) == (season, episodes)
+
+
+def test_names_that_say_more_than_the_title() -> None:
+    film = parse_release("[Judas] Jujutsu Kaisen 0 - The Movie [BD 1080p][HEVC x265 10bit].mkv")
+    assert (film.kind, film.title, film.episodes) == ("movie", "Jujutsu Kaisen 0", ())
+    dashed = parse_release("Avatar - The Last Airbender (Complete Series) [1080p BluRay x265]")
+    assert dashed.title == "Avatar - The Last Airbender"
+    marked = parse_release("Магическая битва / Jujutsu Kaisen [TV-2] [23 из 23] [2023, WEBRip]")
+    assert (marked.kind, marked.title, marked.season) == ("series", "Jujutsu Kaisen", 2)
+
+
+def test_a_hint_that_describes_instead_of_naming_is_not_a_title() -> None:
+    hint = parse_hint("это мультик, а не старый фильм")
+    assert (hint.kind, hint.title, hint.unread) == ("movie", None, "это мультик, а не старый фильм")
+    assert parse_hint("это Дюна 2021").unread is None
+    found = recognize("Kin-dza-dza.BDRip.1080p", [TorrentFile("k.mkv", GB)], ["not the old one"])
+    assert found.unread_hint == "not the old one"
+
+
 def test_an_episode_the_title_does_not_list_is_never_placed() -> None:
     seasons = (Season(0, 2), Season(1, 10), Season(2, 8))
     listed = RecognizedFile("Show.S02E08.mkv", "video", 2, (8,), None, ())

@@ -79,6 +79,36 @@ CATALOGUE = [
         ],
         "alternative_titles": [{"iso_3166_1": "JP", "title": "Kitsune no Yaiba", "type": "Romaji"}],
     },
+    {
+        "kind": "tv",
+        "id": 880007,
+        "title": "Night Desk",
+        "date": "2020-01-06",
+        "popularity": 30,
+        "type": "Talk Show",
+        "seasons": [
+            {"season_number": 1, "episode_count": 150, "air_date": "2020-01-06"},
+            {
+                "season_number": 2,
+                "episode_count": 3,
+                "air_date": "2021-03-15",
+                "episodes": [
+                    {"episode_number": 1, "name": "Guest One", "air_date": "2021-03-15"},
+                    {"episode_number": 2, "name": "Guest Two", "air_date": "2021-03-16"},
+                    {"episode_number": 3, "name": "Guest Three", "air_date": "2021-03-17"},
+                ],
+            },
+        ],
+    },
+    {
+        "kind": "tv",
+        "id": 880008,
+        "title": "Night Desk",
+        "date": "1994-09-05",
+        "popularity": 45,
+        "type": "Talk Show",
+        "seasons": [{"season_number": 1, "episode_count": 40, "air_date": "1994-09-05"}],
+    },
 ]
 
 
@@ -221,3 +251,25 @@ async def test_a_series_file_without_an_episode_is_never_laid_out(
         "review.episode_unknown", {"file": f"{folder}/The.Long.Watch.Bonus.Cut.mkv"}
     )
     assert not shows(tmp_path).exists() or not any(shows(tmp_path).rglob("*.mkv"))
+
+
+async def test_a_daily_show_goes_to_the_show_on_air_that_day_as_its_listed_episode(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    # Two shows of the name; the more popular one ended in 1995. The pick is kept
+    # in the store and the importer lays the dated file out as the listed episode.
+    folder = "Night.Desk.2021.03.16.720p.WEB.h264-GROUP"
+    files = {f"{folder}.mkv": 2 * MiB}
+    await download_and_wait(importing, torrent(tmp_path, seeder, folder, files), seeder, State.DONE)
+    season = shows(tmp_path) / "Night Desk (2020) [tmdbid-880007]" / "Season 02"
+    assert [p.name for p in season.iterdir()] == ["Night Desk S02E02.mkv"]
+
+
+async def test_a_tracker_id_name_is_recognized_by_its_files(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    folder = "6212345"
+    files = {"The.Long.Watch.S02/The.Long.Watch.S02E03.1080p.WEB-DL.mkv": 2 * MiB}
+    await download_and_wait(importing, torrent(tmp_path, seeder, folder, files), seeder, State.DONE)
+    season = shows(tmp_path) / "The Long Watch (2019) [tmdbid-880003]" / "Season 02"
+    assert [p.name for p in season.iterdir()] == ["The Long Watch S02E03.mkv"]
