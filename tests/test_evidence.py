@@ -343,9 +343,9 @@ def test_a_dated_file_goes_to_the_show_that_aired_that_day() -> None:
     evidence = decision.candidates[0].evidence
     assert evidence is not None
     assert (evidence.aired, evidence.dated) == ("match", (("Late.Show.2015.05.20.mkv", 1, 2),))
-    by_id = {c.provider_id: c.evidence for c in decision.candidates}
-    assert by_id["colbert"] is not None and by_id["colbert"].aired == "mismatch"  # not begun
-    assert by_id["fox"] is not None and by_id["fox"].aired == "mismatch"  # long ended
+    aired = {c.provider_id: c.evidence.aired for c in decision.candidates if c.evidence}
+    assert aired["colbert"] == "mismatch"  # not begun
+    assert aired["fox"] == "mismatch"  # long ended
     later = replace(query, dates=(("Late.Show.2015.05.21.mkv", "2015-05-21"),))
     assert decide(later, found, AUTO).chosen is None  # nobody aired it: asked
 
@@ -369,5 +369,5 @@ def test_a_dash_subtitle_the_film_does_not_explain_leaves_it_partial() -> None:
     ]
     decision = decide(series("Avatar - The Last Airbender"), found, AUTO)
     assert accepted(decision) == "246"
-    film_evidence = next(c.evidence for c in decision.candidates if c.provider_id == "19995")
-    assert film_evidence is not None and film_evidence.title == "partial"
+    titles = {c.provider_id: c.evidence.title for c in decision.candidates if c.evidence}
+    assert titles["19995"] == "partial"
