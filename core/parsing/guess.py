@@ -70,6 +70,7 @@ def _options(kind: MediaKind | None, keep_parts: bool) -> dict[str, object]:
     return options
 
 
+_COUNTRY_CODES = frozenset({"US", "UK", "GB", "AU", "CA", "NZ", "IE"})
 _COUNTRY_AFTER_TITLE = re.compile(r"[\s.]*\((US|UK|GB|AU|CA|NZ|IE)\)")
 
 
@@ -92,6 +93,16 @@ def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
     if isinstance(title, list):
         title = title[0] if title else None
     title_spans = spans("title")
+    # "Shameless.UK.S04E07": guessit reads "UK" as Ukrainian; in capitals after the
+    # title it is the country tag.
+    country_tag = next(
+        (
+            s.raw
+            for s in spans("language")
+            if s.raw in _COUNTRY_CODES and title_spans and s.start >= title_spans[0].end
+        ),
+        None,
+    )
     return Guess(
         type=_str_or_none(result.get("type")),
         title=title if isinstance(title, str) and title.strip() else None,
@@ -103,7 +114,8 @@ def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
         date=result.get("date") if isinstance(result.get("date"), datetime.date) else None,
         year_read_as_episode=_year_read_as_episode(text, matches),
         split_part=bool(matches.get("part") or matches.get("volume")),
-        country_after_title=next(
+        country_after_title=country_tag
+        or next(
             (
                 found.group(1)
                 for span in title_spans
@@ -111,7 +123,7 @@ def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
             ),
             None,
         ),
-        language=_language(result.get("language")),
+        language=None if country_tag else _language(result.get("language")),
         service=_str_or_none(result.get("streaming_service")),
         episode_title=_str_or_none(result.get("episode_title")),
         subtitle=_after_dash(text, title_spans, spans("alternative_title")),

@@ -596,6 +596,8 @@ def _strict(basename: str, found: re.Match[str]) -> Parsed:
     prefix = _LEADING_GROUPS.sub("", basename[: found.start()])
     year = _PREFIX_YEAR.search(prefix)
     title = _clean(re.sub(r"[._]", " ", _PREFIX_YEAR.sub(" ", prefix)))
+    if title is None and year is not None:
+        title, year = year.group(0), None  # "1923.S02E01": the number is the title
     return Parsed(
         "series",
         title,
