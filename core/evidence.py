@@ -123,6 +123,9 @@ class Query:
     language: str | None = None  # the language tag, ISO 639-1
     service: str | None = None  # the streaming service tag ("Netflix")
     dates: tuple[tuple[str, str], ...] = ()  # (path, "YYYY-MM-DD") of each dated video
+    unnumbered: tuple[str, ...] = ()  # paths of videos with neither an episode nor a date
+    episode_title: str | None = None  # the words after the title: an episode's name?
+    special: bool = False  # the name says it is a special
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,8 @@ class Evidence:
     language: LanguageMatch = "none"
     service: bool = False  # the streaming service tag names one of its networks
     aired: AiredMatch = "none"
-    dated: tuple[tuple[str, int, int], ...] = ()  # (path, season, episode) aired that day
+    # (path, season, episode) of files TMDB lists: aired on their date, or by name
+    listed: tuple[tuple[str, int, int], ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {key: value for key, value in self.__dict__.items() if value not in (None, False)}
@@ -149,8 +153,8 @@ class Evidence:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Evidence":
         known = {key: data[key] for key in cls.__dataclass_fields__ if key in data}
-        if "dated" in known:
-            known["dated"] = tuple(tuple(row) for row in known["dated"])
+        if "listed" in known:
+            known["listed"] = tuple(tuple(row) for row in known["listed"])
         return cls(**{"title": "weak", "matched": "", "year": "none", **known})
 
 
@@ -173,7 +177,7 @@ class Candidate:
     imdb_id: str | None = None
     language: str | None = None  # the original language, ISO 639-1
     networks: tuple[str, ...] = ()  # a show's networks ("Netflix", "BBC One")
-    aired: tuple[AiredEpisode, ...] = ()  # episodes of the seasons fetched for dated files
+    aired: tuple[AiredEpisode, ...] = ()  # episodes of seasons fetched (dates, specials)
     ended: str | None = None  # a show that ended: the day of its last episode
     score: float = 0.0  # the confidence, once weighed
     evidence: Evidence | None = None
@@ -268,7 +272,8 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
             candidate.names,
             candidate.seasons if candidate.kind == "series" else None,
         )
-        if why.season is not None:
+        special = _special(query, candidate, why.unexplained)
+        if why.season is not None or special is not None:
             title = "exact"  # every word explained: the show's name and a season's
         elif why.unexplained and title in ("exact", "close"):
             title = "partial"
@@ -288,17 +293,40 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
             misfit=misfit,
             identifier=identifier,
             season=named,
-            unexplained=why.unexplained,
+            unexplained=None if special is not None else why.unexplained,
             season_words=why.season_words,
             language=language,
             service=service,
             aired=aired,
-            dated=dated,
+            listed=dated + ((special,) if special is not None else ()),
         )
         if best is None or _strength(evidence) > _strength(best):
             best = evidence
     assert best is not None
     return best
+
+
+def _special(query: Query, candidate: Candidate, words: str | None) -> tuple[str, int, int] | None:
+    """(path, 0, episode) when the one unnumbered video is a special TMDB lists by
+    name: the title's words past the show's name ("Extras Christmas Special") or the
+    name's words after the title ("Doctor.Who.2005.The.Christmas.Invasion")."""
+    if candidate.kind != "series" or len(query.unnumbered) != 1:
+        return None
+    specials = [e for e in candidate.aired if e.season == 0 and e.name]
+    for name in (words, query.episode_title):
+        if not name:
+            continue
+        hits = [e for e in specials if _episode_key(e.name or "") == _episode_key(name)]
+        if len(hits) == 1:
+            return query.unnumbered[0], 0, hits[0].number
+    if query.special and len(specials) == 1:
+        return query.unnumbered[0], 0, specials[0].number  # "a special" of a show with one
+    return None
+
+
+def _episode_key(name: str) -> str:
+    """An episode's name to compare: "Christmas Special (1)" = "Christmas Special Part 1"."""
+    return " ".join(w for w in title_key(name).split() if w not in ("part", "pt"))
 
 
 def _season_of_year(

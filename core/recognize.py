@@ -73,6 +73,8 @@ class Recognized:
     # the person's hint replaced it, the magnet's dn when it names something else.
     fallback_titles: tuple[tuple[str, int | None], ...] = ()
     unread_hint: str | None = None  # a hint that describes rather than names the title
+    episode_title: str | None = None  # of a single video: the name's words after the title
+    special: bool = False  # the name says it is a special ("Christmas Special", "OVA")
 
 
 _NO_OVERRIDES: Mapping[str, str] = MappingProxyType({})
@@ -221,6 +223,8 @@ def recognize(
         numbered_parts=found_kind == "movie" and _numbered_parts(videos),
         fallback_titles=tuple(fallback),
         unread_hint=hint.unread,
+        episode_title=base.episode_title if single else None,
+        special=base.special,
     )
 
 
@@ -417,7 +421,7 @@ def placed(
     files: Sequence[RecognizedFile],
     seasons: Sequence[Season] | None,
     named: int | None = None,
-    dated: Sequence[tuple[str, int, int]] = (),
+    listed: Sequence[tuple[str, int, int]] = (),
 ) -> tuple[RecognizedFile, ...]:
     """Files of a series numbered across seasons moved to the title's seasons by
     their episode counts: "Frieren - 29" is S02E01 when season 1 has 28, and so is
@@ -425,9 +429,9 @@ def placed(
     title names ("Show - Ultra Romantic - 05", "24: Live Another Day S01E01"): what
     it numbers without a season, or as season 1, is in that season. Subtitles follow
     their video. Without counts, or numbers beyond them, nothing moves; an ``SxxEyy``
-    of another season never moves. ``dated``: (path, season, episode) of a daily
-    show's files, the episode TMDB lists on each one's date."""
-    aired = {path: (season, episode) for path, season, episode in dated}
+    of another season never moves. ``listed``: (path, season, episode) of files
+    TMDB lists: a daily show's by its date, a special by its name."""
+    aired = {path: (season, episode) for path, season, episode in listed}
     files = [
         replace(f, season=own)
         if f.role == "video" and f.season is None and (own := _folder_names(f.path, seasons))
@@ -479,7 +483,7 @@ def files_for(
     """The files as they are laid out for a chosen title (its kind, seasons and the
     evidence that chose it), and why they cannot be, if they cannot (``unplaceable``)."""
     named = evidence.season if evidence is not None else None
-    out = placed(files, seasons, named, evidence.dated if evidence is not None else ())
+    out = placed(files, seasons, named, evidence.listed if evidence is not None else ())
     words = evidence.season_words if evidence is not None else None
     return out, unplaceable(kind, out, seasons, words)
 

@@ -342,7 +342,7 @@ def test_a_dated_file_goes_to_the_show_that_aired_that_day() -> None:
     assert accepted(decision) == "letterman"  # a partial title, but the only one on air
     evidence = decision.candidates[0].evidence
     assert evidence is not None
-    assert (evidence.aired, evidence.dated) == ("match", (("Late.Show.2015.05.20.mkv", 1, 2),))
+    assert (evidence.aired, evidence.listed) == ("match", (("Late.Show.2015.05.20.mkv", 1, 2),))
     aired = {c.provider_id: c.evidence.aired for c in decision.candidates if c.evidence}
     assert aired["colbert"] == "mismatch"  # not begun
     assert aired["fox"] == "mismatch"  # long ended

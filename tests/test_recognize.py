@@ -826,7 +826,7 @@ def test_dated_files_and_season_named_folders_are_placed_for_the_title() -> None
     subtitle = RecognizedFile(
         "Show.2024.02.12.srt", "subtitle", None, (), "en", (), video="Show.2024.02.12.mkv"
     )
-    video, sub = placed([dated, subtitle], None, dated=[("Show.2024.02.12.mkv", 29, 21)])
+    video, sub = placed([dated, subtitle], None, listed=[("Show.2024.02.12.mkv", 29, 21)])
     assert (video.season, video.episodes, sub.season, sub.episodes) == (29, (21,), 29, (21,))
     why = unplaceable("series", placed([dated], None), None)
     assert why is not None

@@ -33,7 +33,7 @@ from core.recognize import Recognized, TorrentFile, files_for, recognize
 from core.titles import numerals_swapped
 from worker.tmdb import TmdbClient
 
-MAX_REQUESTS = 8
+MAX_REQUESTS = 10  # room for the seasons air dates and specials need
 _NO_EVIDENCE = Evidence("weak", "", "none")
 DETAILS = 3  # candidates whose details are fetched in one round
 PAGE = 20  # TMDB's page: a full first page may hide the right title on the next
@@ -235,6 +235,9 @@ def query_of(recognized: Recognized) -> Query:
             for f in videos
             if recognized.kind == "series" and f.date is not None and not f.episodes
         ),
+        unnumbered=tuple(f.path for f in videos if not f.episodes and f.date is None),
+        episode_title=recognized.episode_title,
+        special=recognized.special,
     )
 
 
@@ -262,6 +265,7 @@ async def identify(
                 await _search(kind, reading, lookup, found, language)
                 await _details(kind, lookup, found)
     await _aired(query, lookup, found)
+    await _specials(query, lookup, found)
     return decide(query, found.all(), auto_accept)
 
 
@@ -345,6 +349,27 @@ async def _aired(query: Query, lookup: Lookup, found: "_Found") -> None:
                 return
             episodes += listed
         found.add([replace(show, aired=tuple(episodes))], detailed=True)
+
+
+async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
+    """One video without a number whose name says more than a show's title ("Extras
+    Christmas Special", "Doctor.Who.2005.The.Christmas.Invasion"): the specials
+    (season 0) of the two likeliest shows that have some, to find it by its name."""
+    if len(query.unnumbered) != 1:
+        return
+    shows = [
+        c
+        for c in found.weighed()
+        if c.kind == "series"
+        and any(s.number == 0 for s in c.seasons or ())
+        and not contradicted(c.evidence or _NO_EVIDENCE)
+        and (query.episode_title or (c.evidence and c.evidence.unexplained))
+    ]
+    for show in shows[:2]:
+        listed = await lookup.season(show, 0)
+        if listed is None:
+            return
+        found.add([replace(show, aired=(*show.aired, *listed))], detailed=True)
 
 
 def _season_on(show: Candidate, day: str) -> int | None:

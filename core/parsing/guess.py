@@ -48,6 +48,7 @@ class Guess:
     # "Avatar - The Last Airbender (Complete Series)": what follows the title's dash,
     # which guessit takes for another title.
     subtitle: str | None = None
+    alternative: str | None = None  # "Doctor.Who.2005.The.Christmas.Invasion": after the year
 
 
 _API = GuessItApi()
@@ -127,6 +128,7 @@ def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
         service=_str_or_none(result.get("streaming_service")),
         episode_title=_str_or_none(result.get("episode_title")),
         subtitle=_after_dash(text, title_spans, spans("alternative_title")),
+        alternative=next((s.raw.strip(" ._-") for s in spans("alternative_title")), None),
     )
 
 

@@ -47,7 +47,9 @@ class Parsed:
     # the part before the dash is another reading, under which the subtitle must be
     # explained by the candidate (a season's name, an alternative title).
     subtitle: str | None = None
-    episode_title: str | None = None  # "S01E05 The Gift": an episode's name
+    # "S01E05 The Gift": an episode's name; words after a title and year with no
+    # episode ("Doctor.Who.2005.The.Christmas.Invasion"): maybe a special's name.
+    episode_title: str | None = None
     language: str | None = None  # the language tag ("KOREAN": "ko"), ISO 639-1
     service: str | None = None  # the streaming service tag ("NF": "Netflix")
     # The countries a Russian tracker lists ("[2019, США, Великобритания, драма]"):
@@ -168,6 +170,10 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     if guess.split_part and guess.type == "movie":
         guess = guess_name(text, guessed_as, keep_parts=True)
     title, year, title_with_year = _fix_title_and_year(text, guess)
+    named_special = _NAMED_SPECIAL.search(title or "") if kind != "movie" else None
+    if title is not None and named_special is not None and named_special.start() > 0:
+        # "Extras.Christmas.Special.2007": a special of the show "Extras".
+        title, title_with_year = title[: named_special.start()].strip(), None
     title, country = _country(text, title, guess.country_after_title)
     title = _without_part_range(title)
     if title is not None and guess.subtitle and country is None:
@@ -177,6 +183,15 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
         ru = _russian_numbers(basename)
         title = _before_russian_numbers(title)
     parsed = _assemble(guess, kind, title, year, None, ru)
+    if named_special is not None and named_special.start() > 0:
+        parsed = replace(
+            parsed,
+            kind="series",
+            special=True,
+            season=None,
+            episodes=(),
+            episode_title=named_special.group(1),
+        )
     return _in_folder(replace(parsed, country=country, title_with_year=title_with_year), folder)
 
 
@@ -384,7 +399,15 @@ def _assemble(
     language, service = guess.language, guess.service
     if found_kind != "series":
         return Parsed(
-            found_kind, title, year, None, (), alt_title, language=language, service=service
+            found_kind,
+            title,
+            year,
+            None,
+            (),
+            alt_title,
+            language=language,
+            service=service,
+            episode_title=guess.episode_title or (None if guess.subtitle else guess.alternative),
         )
     named = _unique_sorted(seasons)
     if len(named) > 1:
@@ -520,6 +543,10 @@ _PART_WORD = re.compile(
     r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)(?![\w'])"
 )
 # A season's folder: "Season 2", "Series 2" (British), "Сезон 2".
+_NAMED_SPECIAL = re.compile(
+    r"(?i)\s+((?:christmas|xmas|holiday|halloween|easter|new\s+year'?s?|reunion|anniversary)"
+    r"\s+special(?:\s+part\s+\d+)?)$"
+)
 _TV_SEASON = re.compile(r"(?i)[\[(]?(?<![a-z0-9])TV-(\d{1,2})(?![a-z0-9])[\])]?")
 _SEASON_FOLDER = re.compile(r"(?i)^(?:season|series|сезон)[\s._-]*(\d{1,2})$")
 _SEASON_IN_FOLDER = re.compile(
