@@ -371,3 +371,32 @@ def test_a_dash_subtitle_the_film_does_not_explain_leaves_it_partial() -> None:
     assert accepted(decision) == "246"
     titles = {c.provider_id: c.evidence.title for c in decision.candidates if c.evidence}
     assert titles["19995"] == "partial"
+
+
+def test_a_special_is_found_by_its_name_or_as_the_only_one() -> None:
+    specials = (
+        AiredEpisode(0, 1, "Christmas Special (1)", "2003-12-26"),
+        AiredEpisode(0, 2, "Christmas Special (2)", "2003-12-27"),
+    )
+    office = replace(
+        show("2996", "The Office", 2001, 30, seasons=((0, 2), (1, 6), (2, 6))), aired=specials
+    )
+    path = "The.Office.UK.Christmas.Special.Part.2.2003.mkv"
+    query = Query(
+        "series",
+        (Reading("The Office", 2003),),
+        unnumbered=(path,),
+        episode_title="Christmas Special Part 2",
+        special=True,
+    )
+    evidence = decide(query, [office], AUTO).candidates[0].evidence
+    assert evidence is not None
+    assert evidence.listed == ((path, 0, 2),)
+    unnamed = replace(query, episode_title="Holiday Special")
+    evidence = decide(unnamed, [office], AUTO).candidates[0].evidence
+    assert evidence is not None
+    assert evidence.listed == ()  # two specials, neither named so: not placed by a guess
+    only = replace(office, aired=specials[:1])
+    evidence = decide(unnamed, [only], AUTO).candidates[0].evidence
+    assert evidence is not None
+    assert evidence.listed == ((path, 0, 1),)

@@ -864,6 +864,32 @@ def test_names_that_say_more_than_the_title() -> None:
     assert (marked.kind, marked.title, marked.season) == ("series", "Jujutsu Kaisen", 2)
 
 
+@pytest.mark.parametrize(
+    ("name", "title", "words"),
+    [
+        ("Extras.Christmas.Special.2007.720p.BluRay.x264-GRP", "Extras", "Christmas Special"),
+        (
+            "The.Office.UK.Christmas.Special.Part.1.2003.DVDRip",
+            "The Office",
+            "Christmas Special Part 1",
+        ),
+        (
+            "Doctor.Who.2005.The.Christmas.Invasion.720p.BluRay",
+            "Doctor Who",
+            "The Christmas Invasion",
+        ),
+    ],
+)
+def test_a_special_keeps_the_shows_title_and_its_own_name(
+    name: str, title: str, words: str
+) -> None:
+    parsed = parse_release(name)
+    assert (parsed.title, parsed.episodes) == (title, ())
+    assert parsed.episode_title is not None
+    assert parsed.episode_title.replace(".", " ") == words
+    assert parse_release("Something.Special.2019.1080p").title == "Something Special"
+
+
 def test_a_hint_that_describes_instead_of_naming_is_not_a_title() -> None:
     hint = parse_hint("это мультик, а не старый фильм")
     assert (hint.kind, hint.title, hint.unread) == ("movie", None, "это мультик, а не старый фильм")
