@@ -22,6 +22,7 @@ The accepted candidate's confidence (:func:`confidence`) must also reach
 the default 0.85, an exact one does.
 """
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, NamedTuple
@@ -144,6 +145,7 @@ class Evidence:
     language: LanguageMatch = "none"
     service: bool = False  # the streaming service tag names one of its networks
     aired: AiredMatch = "none"
+    episode_named: bool = False  # the name's episode title is TMDB's for that episode
     # (path, season, episode) of files TMDB lists: aired on their date, or by name
     listed: tuple[tuple[str, int, int], ...] = ()
 
@@ -262,6 +264,7 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
     language = _language(query.language, candidate)
     service = _service(query.service, candidate)
     aired, dated = _aired(query.dates, candidate)
+    episode_named = _episode_named(query, candidate)
     identifier = _identified(query.identifiers, candidate)
     best: Evidence | None = None
     for reading in query.readings or (Reading("", None),):
@@ -298,12 +301,28 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
             language=language,
             service=service,
             aired=aired,
+            episode_named=episode_named,
             listed=dated + ((special,) if special is not None else ()),
         )
         if best is None or _strength(evidence) > _strength(best):
             best = evidence
     assert best is not None
     return best
+
+
+def _episode_named(query: Query, candidate: Candidate) -> bool:
+    """ "Doctor.Who.S13E01.Chapter.One.The.Halloween.Apocalypse": the one video's
+    episode as TMDB lists it for this show has the name the release gives it."""
+    if not query.episode_title or len(query.episodes) != 1 or query.episodes[0][0] is None:
+        return False
+    season, episode, _ = query.episodes[0]
+    given = _episode_key(query.episode_title)
+    for listed in candidate.aired:
+        if (listed.season, listed.number) == (season, episode) and listed.name:
+            own = _episode_key(listed.name)
+            if own and not re.fullmatch(r"episode \d+", own) and (own in given or given in own):
+                return True
+    return False
 
 
 def _special(query: Query, candidate: Candidate, words: str | None) -> tuple[str, int, int] | None:
@@ -533,7 +552,9 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
         if len(leaders) == len(group):
             continue
         trailing = [c for c in group if rank(c) < top]
-        if name not in ("aired", "seasons") and _popular(trailing) >= WIDE * _popular(leaders):
+        if name not in ("aired", "episode", "seasons") and _popular(trailing) >= WIDE * _popular(
+            leaders
+        ):
             # A year off by one is normal (a premiere and a release), a dub is tagged
             # with its language: one far more watched title against an obscure one
             # that only the tag fits: ask.
@@ -630,6 +651,10 @@ def _service_rank(candidate: Candidate) -> int:
     return int(_ev(candidate).service)
 
 
+def _episode_rank(candidate: Candidate) -> int:
+    return int(_ev(candidate).episode_named)
+
+
 def _aired_rank(candidate: Candidate) -> int:
     return int(_ev(candidate).aired == "match")
 
@@ -642,6 +667,7 @@ def _fit_rank(candidate: Candidate) -> int:
 # only among otherwise equal ones.
 _TIE_BREAKERS: tuple[tuple[str, Callable[[Candidate], int]], ...] = (
     ("aired", _aired_rank),
+    ("episode", _episode_rank),
     ("year", _year_rank),
     ("country", _country_rank),
     ("language", _language_rank),

@@ -400,3 +400,26 @@ def test_a_special_is_found_by_its_name_or_as_the_only_one() -> None:
     evidence = decide(unnamed, [only], AUTO).candidates[0].evidence
     assert evidence is not None
     assert evidence.listed == ((path, 0, 1),)
+
+
+def test_an_episode_title_tells_same_name_shows_apart() -> None:
+    seasons = tuple((n, 13) for n in range(1, 14))
+    revival = show("57243", "Doctor Who", 2005, 80, seasons=seasons)
+    classic = show("121", "Doctor Who", 1963, 60, seasons=seasons)
+    query = Query(
+        "series",
+        (Reading("Doctor Who", None),),
+        episodes=((13, 1, False),),
+        seasons=(13,),
+        episode_title="Chapter One The Halloween Apocalypse",
+    )
+    assert decide(query, [revival, classic], AUTO).chosen is None  # nothing tells them apart
+    named = replace(
+        revival, aired=(AiredEpisode(13, 1, "Chapter One: The Halloween Apocalypse", None),)
+    )
+    other = replace(classic, aired=(AiredEpisode(13, 1, "Terror of the Autons (1)", None),))
+    decision = decide(query, [named, other], AUTO)
+    assert accepted(decision) == "57243"
+    assert decision.code == "auto.episode"
+    generic = replace(other, aired=(AiredEpisode(13, 1, "Episode 1", None),))
+    assert decide(query, [replace(named, aired=generic.aired), generic], AUTO).chosen is None

@@ -266,7 +266,10 @@ async def identify(
                 await _details(kind, lookup, found)
     await _aired(query, lookup, found)
     await _specials(query, lookup, found)
-    return decide(query, found.all(), auto_accept)
+    decision = decide(query, found.all(), auto_accept)
+    if decision.rule in ("ambiguous", "popularity") and await _episode_names(query, lookup, found):
+        decision = decide(query, found.all(), auto_accept)
+    return decision
 
 
 async def _search_kind(
@@ -370,6 +373,30 @@ async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
         if listed is None:
             return
         found.add([replace(show, aired=(*show.aired, *listed))], detailed=True)
+
+
+async def _episode_names(query: Query, lookup: Lookup, found: "_Found") -> bool:
+    """Same-name shows the evidence cannot tell apart, and an episode title in the
+    name ("Doctor.Who.S13E01.Chapter.One…"): that season of each (three at most),
+    whose episode list names it. True when any season was fetched."""
+    if not query.episode_title or len(query.episodes) != 1 or query.episodes[0][0] is None:
+        return False
+    season = query.episodes[0][0]
+    shows = [
+        c
+        for c in found.weighed()
+        if c.kind == "series"
+        and any(s.number == season for s in c.seasons or ())
+        and not contradicted(c.evidence or _NO_EVIDENCE)
+    ]
+    fetched = False
+    for show in shows[:DETAILS]:
+        listed = await lookup.season(show, season)
+        if listed is None:
+            break
+        found.add([replace(show, aired=(*show.aired, *listed))], detailed=True)
+        fetched = True
+    return fetched
 
 
 def _season_on(show: Candidate, day: str) -> int | None:
