@@ -890,6 +890,28 @@ def test_a_special_keeps_the_shows_title_and_its_own_name(
     assert parse_release("Something.Special.2019.1080p").title == "Something Special"
 
 
+@pytest.mark.parametrize(
+    ("name", "title", "year", "country"),
+    [
+        ("Shameless.UK.S04E07.DVDRip.XviD-HAGGiS", "Shameless", None, "UK"),  # not Ukrainian
+        ("1923.S02E01.1080p.AMZN.WEB-DL.DDP5.1.H.264-FLUX", "1923", None, None),
+        ("Cam.2018.1080p.NF.WEB-DL.DD5.1.x264-NTG", "Cam", 2018, None),  # not the CAM source
+    ],
+)
+def test_words_guessit_takes_for_tags(
+    name: str, title: str, year: int | None, country: str | None
+) -> None:
+    parsed = parse_release(name)
+    assert (parsed.title, parsed.year, parsed.country) == (title, year, country)
+    own = parse_file(name + ".mkv")  # a file's SxxEyy is read at once: the same title
+    assert own.year == year
+
+
+def test_a_season_dot_episode_file_name() -> None:
+    parsed = parse_file("Succession.S04/Succession - 4.01 - The Munsters.mkv", kind="series")
+    assert (parsed.title, parsed.season, parsed.episodes) == ("Succession", 4, (1,))
+
+
 def test_a_hint_that_describes_instead_of_naming_is_not_a_title() -> None:
     hint = parse_hint("это мультик, а не старый фильм")
     assert (hint.kind, hint.title, hint.unread) == ("movie", None, "это мультик, а не старый фильм")

@@ -110,6 +110,7 @@ _SCENE = re.compile(
 )
 _DOT_JOIN = re.compile(r"[^\W_]\.[^\W_]")
 _PREFIX_NOISE = re.compile(r"[\s._\-]*(?:\[[^\]]*\][\s._\-]*)*")
+_ONE_WORD = re.compile(r"[^\W\d_][\w'’]*")
 _SEPARATORS_ONLY = re.compile(r"[\s._\-]*")
 _ENDS_IN_NUMBER = re.compile(r"\d$")
 _PART_RANGE = re.compile(
@@ -285,6 +286,9 @@ def _fix_title_and_year(text: str, guess: Guess) -> tuple[str | None, int | None
     year_span = guess.year_spans[0]
     basename_start = max(text.rfind("/"), text.rfind("\\")) + 1
     if title is None:
+        before = text[basename_start : year_span.start].strip(" ._-")
+        if _ONE_WORD.fullmatch(before):
+            return before, year, None  # "Cam.2018": guessit took the title for a tag
         # "1917", "2012": a lone number is the title, not a year.
         return year_span.raw, None, None
     title_span = guess.title_span
@@ -530,6 +534,9 @@ def _unique_sorted(values: Iterable[int]) -> tuple[int, ...]:
 _STRICT_EPISODE = re.compile(
     r"(?i)(?<![a-z0-9])S(\d{1,3})[ ._-]?E(\d{1,4})((?:(?:-E?|E)\d{1,4}(?![0-9a-z]))*)(?![0-9a-z])"
 )
+_DOTTED_EPISODE = re.compile(
+    r"(?P<title>.+?)\s+-\s+(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?:\s+-\s+.*)?"
+)
 _MORE_EPISODES = re.compile(r"(?i)(-E?|E)(\d{1,4})")
 _PREFIX_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 # A file of a season that carries only its number: "03. Title.mkv", "03 - Title.mkv",
@@ -566,6 +573,10 @@ def parse_file(path: str, *, kind: MediaKind | None = None) -> Parsed:
     strict = list(_STRICT_EPISODE.finditer(basename))
     if len(strict) == 1 and kind != "movie" and not _CYRILLIC.search(basename):
         return _strict(basename, strict[0])
+    dotted = _DOTTED_EPISODE.fullmatch(basename.rsplit(".", 1)[0]) if kind == "series" else None
+    if dotted is not None:  # "Succession - 4.01 - The Munsters": season 4, episode 1
+        season, episode = int(dotted.group("season")), int(dotted.group("episode"))
+        return Parsed("series", _clean(dotted.group("title")), None, season, (episode,))
     parsed = parse_release(text, kind=kind)
     if parsed.kind != "series":
         return parsed
