@@ -575,8 +575,8 @@ def parse_file(path: str, *, kind: MediaKind | None = None) -> Parsed:
         return _strict(basename, strict[0])
     dotted = _DOTTED_EPISODE.fullmatch(basename.rsplit(".", 1)[0]) if kind == "series" else None
     if dotted is not None:  # "Succession - 4.01 - The Munsters": season 4, episode 1
-        season, episode = int(dotted.group("season")), int(dotted.group("episode"))
-        return Parsed("series", _clean(dotted.group("title")), None, season, (episode,))
+        numbers = int(dotted.group("season")), (int(dotted.group("episode")),)
+        return Parsed("series", _clean(dotted.group("title")), None, *numbers)
     parsed = parse_release(text, kind=kind)
     if parsed.kind != "series":
         return parsed
