@@ -16,7 +16,15 @@ from types import MappingProxyType
 from core.errors import InvalidInputError
 from core.evidence import Evidence, Season, absolute_to_season
 from core.explained import season_named
-from core.parsing.files import FileRole, Role, TorrentFile, classify_files, folders, stem
+from core.parsing.files import (
+    FileRole,
+    Role,
+    TorrentFile,
+    classify_files,
+    folders,
+    stem,
+    without_films,
+)
 from core.parsing.guess import MediaKind
 from core.parsing.hints import Hint, parse_hint
 from core.parsing.identifiers import find_identifiers
@@ -133,6 +141,9 @@ def recognize(
             found_kind = "movie"
         else:
             found_kind = "unknown"
+    if found_kind == "series":
+        roles = without_films(roles)
+        videos = [role.path for role in roles if role.role == "video"]
     as_kind = found_kind if found_kind != "unknown" else None
     parses = {path: parse_file(path, kind=as_kind) for path in videos}
     first = parses[videos[0]] if videos else None

@@ -907,6 +907,20 @@ def test_words_guessit_takes_for_tags(
     assert own.year == year
 
 
+def test_the_films_of_a_series_box_are_skipped() -> None:
+    files = [
+        TorrentFile("Box/Season 1/Show.S01E01.mkv", GB),
+        TorrentFile("Box/Season 1/Show.S01E02.mkv", GB),
+        TorrentFile("Box/Movie/Show.The.Movie.2001.mkv", 3 * GB),
+    ]
+    found = recognize("Show Complete Series + Movie", files)
+    roles = {f.path: f.role for f in found.files}
+    assert roles["Box/Movie/Show.The.Movie.2001.mkv"] == "skip"
+    assert roles["Box/Season 1/Show.S01E01.mkv"] == "video"
+    alone = recognize("Movies", [TorrentFile("Movies/Film.2001.mkv", GB)])
+    assert [f.role for f in alone.files] == ["video"]  # a torrent of films only keeps them
+
+
 def test_a_season_dot_episode_file_name() -> None:
     parsed = parse_file("Succession.S04/Succession - 4.01 - The Munsters.mkv", kind="series")
     assert (parsed.title, parsed.season, parsed.episodes) == ("Succession", 4, (1,))

@@ -113,6 +113,28 @@ def classify_files(files: Sequence[TorrentFile]) -> list[FileRole]:
     return roles
 
 
+_FILM_FOLDERS = frozenset({"movie", "movies", "film", "films", "фильм", "фильмы"})
+
+
+def without_films(roles: Sequence[FileRole]) -> list[FileRole]:
+    """A series box's films (videos in a ``Movie/``, ``Films/`` folder, beside
+    episodes outside one) skipped: a film is no episode of the show."""
+    shared = _shared_folders([r.path for r in roles if r.role != "skip"])
+
+    def film(role: FileRole) -> str | None:
+        inner = folders(role.path)[len(shared) :]
+        return next((f for f in inner if fold(f) in _FILM_FOLDERS), None)
+
+    if not any(r.role == "video" and film(r) is None for r in roles):
+        return list(roles)
+    return [
+        FileRole(r.path, "skip", f"a film of the series, in the {folder!r} folder")
+        if r.role != "skip" and (folder := film(r)) is not None
+        else r
+        for r in roles
+    ]
+
+
 def extension(path: str) -> str:
     return PurePosixPath(path.replace("\\", "/")).suffix.lower().lstrip(".")
 
