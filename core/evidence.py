@@ -25,6 +25,7 @@ the default 0.85, an exact one does.
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
 from typing import Any, Literal, NamedTuple
 
 from core.explained import explain
@@ -302,7 +303,7 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
             service=service,
             aired=aired,
             episode_named=episode_named,
-            listed=dated + ((special,) if special is not None else ()),
+            listed=dated + ((special,) if special is not None else _in_box(query, candidate)),
         )
         if best is None or _strength(evidence) > _strength(best):
             best = evidence
@@ -329,7 +330,7 @@ def _special(query: Query, candidate: Candidate, words: str | None) -> tuple[str
     """(path, 0, episode) when the one unnumbered video is a special TMDB lists by
     name: the title's words past the show's name ("Extras Christmas Special") or the
     name's words after the title ("Doctor.Who.2005.The.Christmas.Invasion")."""
-    if candidate.kind != "series" or len(query.unnumbered) != 1:
+    if candidate.kind != "series" or len(query.unnumbered) != 1 or query.episodes:
         return None
     specials = [e for e in candidate.aired if e.season == 0 and e.name]
     for name in (words, query.episode_title):
@@ -341,6 +342,29 @@ def _special(query: Query, candidate: Candidate, words: str | None) -> tuple[str
     if query.special and len(specials) == 1:
         return query.unnumbered[0], 0, specials[0].number  # "a special" of a show with one
     return None
+
+
+def _in_box(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], ...]:
+    """Unnumbered videos of a box whose file name holds the name of one of the show's
+    specials ("Specials/Doctor.Who.2005.Time.Crash.720p.mkv"): that special. Names of
+    one word, or ones the show's own title holds, name nothing."""
+    if candidate.kind != "series" or len(query.unnumbered) + len(query.episodes) < 2:
+        return ()
+    own = f" {title_key(candidate.title)} {title_key(candidate.original_title or '')} "
+    specials = [
+        (f" {key} ", e.number)
+        for e in candidate.aired
+        if e.season == 0
+        and len((key := _episode_key(e.name or "")).split()) >= 2
+        and f" {key} " not in own
+    ]
+    found = []
+    for path in query.unnumbered:
+        words = f" {_episode_key(PurePosixPath(path).stem)} "
+        hits = {number for key, number in specials if key in words}
+        if len(hits) == 1:
+            found.append((path, 0, hits.pop()))
+    return tuple(found)
 
 
 def _episode_key(name: str) -> str:

@@ -423,3 +423,23 @@ def test_an_episode_title_tells_same_name_shows_apart() -> None:
     assert decision.code == "auto.episode"
     generic = replace(other, aired=(AiredEpisode(13, 1, "Episode 1", None),))
     assert decide(query, [replace(named, aired=generic.aired), generic], AUTO).chosen is None
+
+
+def test_the_specials_of_a_box_are_found_by_the_names_in_their_files() -> None:
+    specials = (
+        AiredEpisode(0, 4, "Time Crash", None),
+        AiredEpisode(0, 5, "Voyage of the Damned", None),
+        AiredEpisode(0, 6, "Doctor Who", None),  # the show's own name names nothing
+    )
+    who = replace(show("57243", "Doctor Who", 2005, 80, seasons=((0, 6), (4, 13))), aired=specials)
+    box = ("Box/Specials/Doctor.Who.2005.Time.Crash.mkv", "Box/Specials/Doctor.Who.2005.Extra.mkv")
+    query = Query(
+        "series",
+        (Reading("Doctor Who", 2007),),
+        episodes=((4, 1, False),),
+        seasons=(4,),
+        unnumbered=box,
+    )
+    evidence = decide(query, [who], AUTO).candidates[0].evidence
+    assert evidence is not None
+    assert evidence.listed == ((box[0], 0, 4),)  # the other stays unplaced: asked

@@ -358,7 +358,7 @@ async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
     """One video without a number whose name says more than a show's title ("Extras
     Christmas Special", "Doctor.Who.2005.The.Christmas.Invasion"): the specials
     (season 0) of the two likeliest shows that have some, to find it by its name."""
-    if len(query.unnumbered) != 1:
+    if not query.unnumbered:
         return
     shows = [
         c
@@ -366,7 +366,11 @@ async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
         if c.kind == "series"
         and any(s.number == 0 for s in c.seasons or ())
         and not contradicted(c.evidence or _NO_EVIDENCE)
-        and (query.episode_title or (c.evidence and c.evidence.unexplained))
+        and (
+            len(query.unnumbered) + len(query.episodes) > 1
+            or query.episode_title
+            or (c.evidence and c.evidence.unexplained)
+        )
     ]
     for show in shows[:2]:
         listed = await lookup.season(show, 0)
