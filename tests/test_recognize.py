@@ -921,6 +921,16 @@ def test_the_films_of_a_series_box_are_skipped() -> None:
     assert [f.role for f in alone.files] == ["video"]  # a torrent of films only keeps them
 
 
+def test_a_sites_tag_in_brackets_does_not_make_an_anime_name() -> None:
+    parsed = parse_release("[ACESSE SITE.COM] Round 6 1ª Temporada Completa 2021 1080p NF WEB-DL")
+    assert (parsed.kind, parsed.title, parsed.season, parsed.episodes) == (
+        "series",
+        "Round 6",
+        1,
+        (),
+    )
+
+
 def test_a_season_dot_episode_file_name() -> None:
     parsed = parse_file("Succession.S04/Succession - 4.01 - The Munsters.mkv", kind="series")
     assert (parsed.title, parsed.season, parsed.episodes) == ("Succession", 4, (1,))

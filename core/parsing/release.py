@@ -87,6 +87,7 @@ _LEADING_GROUPS = re.compile(r"^(?:\s*\[[^\]]*\])+\s*")
 # "【高清影视之家 www.x.com】", "[h265 - HEVC]", "www.site.tld - ".
 _TLD = r"(?:com|org|net|ru|info|tv|me|io|cc|to|in|co|xyz|club|site|pics|world|party|vip|cam|show)"
 _LEADING_TAG = re.compile(r"^\s*(?:\[[^\]]*\]|【[^】]*】)[\s._-]*")
+_IN_TAG_SITE = re.compile(rf"(?i)[\w-]+\.{_TLD}\b")
 _SITE = re.compile(
     r"(?i)^\s*(?:www\.[\w-]+(?:\.[\w-]+)+[\s._]*[-–_][\s._-]*"
     rf"|[\w-]+\.{_TLD}\s+[-–]\s+)(?=\S)"
@@ -218,6 +219,9 @@ def _anime_shaped(basename: str, rest: str) -> bool:
     if _CRC.search(basename) or _DASH_NUMBER.search(rest):
         return True
     scene = _SCENE.search(rest) is not None or len(_DOT_JOIN.findall(rest)) >= 3
+    lead = _LEADING_TAG.match(basename)
+    if lead is not None and _IN_TAG_SITE.search(lead.group(0)):
+        return False  # "[ACESSE SITE.COM] Title 1ª Temporada": a site's tag, not a group's
     return rest != basename and basename.lstrip().startswith(("[", "【")) and not scene
 
 
