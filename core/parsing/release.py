@@ -172,6 +172,8 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     if guess.split_part and guess.type == "movie":
         guess = guess_name(text, guessed_as, keep_parts=True)
     title, year, title_with_year = _fix_title_and_year(text, guess)
+    if title is not None and (complete := _COMPLETE_AT_END.search(title)) is not None:
+        title = title[: complete.start()]  # "Show Complete + Film": guessit's tag, kept
     named_special = _NAMED_SPECIAL.search(title or "") if kind != "movie" else None
     if title is not None and named_special is not None and named_special.start() > 0:
         # "Extras.Christmas.Special.2007": a special of the show "Extras".
@@ -554,6 +556,7 @@ _PART_WORD = re.compile(
     r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)(?![\w'])"
 )
 # A season's folder: "Season 2", "Series 2" (British), "Сезон 2".
+_COMPLETE_AT_END = re.compile(r"(?i)(?<=\w)\s+complete$")
 _NAMED_SPECIAL = re.compile(
     r"(?i)\s+((?:christmas|xmas|holiday|halloween|easter|new\s+year'?s?|reunion|anniversary)"
     r"\s+special(?:\s+part\s+\d+)?)$"
