@@ -282,10 +282,17 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
         elif why.unexplained and title in ("exact", "close"):
             title = "partial"
         year = _year(reading.year, candidate, query.seasons)
-        named = (
-            why.season
-            if why.season is not None
-            else _season_of_year(year, reading, query, candidate)
+        named = next(
+            (
+                n
+                for n in (
+                    why.season,
+                    _season_by_reading(query, candidate),
+                    _season_of_year(year, reading, query, candidate),
+                )
+                if n is not None
+            ),
+            None,
         )
         seasons, misfit = _seasons(query, candidate, named)
         evidence = Evidence(
@@ -370,6 +377,15 @@ def _in_box(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], .
 def _episode_key(name: str) -> str:
     """An episode's name to compare: "Christmas Special (1)" = "Christmas Special Part 1"."""
     return " ".join(w for w in title_key(name).split() if w not in ("part", "pt"))
+
+
+def _season_by_reading(query: Query, candidate: Candidate) -> int | None:
+    """ "Demon Slayer (Entertainment District Arc) - 05": another reading of the
+    release is the name TMDB gives one of the show's seasons."""
+    if candidate.kind != "series":
+        return None
+    names = {title_key(s.name): s.number for s in candidate.seasons or () if s.name and s.number}
+    return next((names[k] for r in query.readings if (k := title_key(r.title)) in names), None)
 
 
 def _season_of_year(

@@ -111,6 +111,8 @@ def season_named(words: Sequence[str], seasons: Sequence[Named] | None) -> int |
             own = " ".join(w for w in title_key(season.name).split() if w not in ARTICLES)
             if own == wanted or (len(wanted) > 3 and own.endswith(" " + wanted)):
                 return season.number
+    if wanted in ("final season", "final", "last season"):
+        return max(numbers, default=None)  # "The Final Season": the last one there is
     number = _season_number(list(words))
     return number if number in numbers else None
 

@@ -134,11 +134,13 @@ def recognize(
         found_kind = "series"
     else:
         # "Some Show/Some.Show.S01E01.mkv": the files know better than the name.
-        own = [parse_file(path) for path in videos]
+        episodic = {r.path for r in without_films(roles) if r.role == "video"}
+        own = [parse_file(path) for path in videos if path in episodic]
         numbered = [p for p in own if p.kind == "series" and (p.episodes or p.date)]
         explicit = any(p.season is not None and p.episodes for p in own)
         if own and (len(numbered) == len(own) or (explicit and len(own) > 1)):
-            # every file an episode, or a box: one "S01E01" among its specials and films
+            # every file an episode (films of a box aside), or a box: one "S01E01"
+            # among its specials
             found_kind = "series"
         elif base.kind == "movie" or own:
             found_kind = "movie"

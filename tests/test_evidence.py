@@ -443,3 +443,38 @@ def test_the_specials_of_a_box_are_found_by_the_names_in_their_files() -> None:
     evidence = decide(query, [who], AUTO).candidates[0].evidence
     assert evidence is not None
     assert evidence.listed == ((box[0], 0, 4),)  # the other stays unplaced: asked
+
+
+def test_another_reading_that_is_a_seasons_name_is_that_season() -> None:
+    found = [show("1", "Demon Slayer", 2019, 180, seasons=((1, 26), (2, 7), (3, 11)))]
+    found[0] = replace(
+        found[0],
+        seasons=(
+            Season(1, 26, 2019, "Unwavering Resolve Arc"),
+            Season(3, 11, 2021, "Entertainment District Arc"),
+        ),
+    )
+    query = Query(
+        "series",
+        (Reading("Demon Slayer", None), Reading("Entertainment District Arc", None)),
+        episodes=((None, 5, True),),
+    )
+    evidence = decide(query, found, AUTO).candidates[0].evidence
+    assert evidence is not None
+    assert evidence.season == 3
+
+
+def test_the_final_season_is_the_last_one() -> None:
+    found = [
+        show("1429", "Attack on Titan", 2013, 130, seasons=((1, 25), (2, 12), (3, 22), (4, 30)))
+    ]
+    found[0] = replace(found[0], names=("Shingeki no Kyojin",))
+    query = Query(
+        "series",
+        (Reading("Shingeki no Kyojin - The Final Season", None),),
+        episodes=((None, 5, True),),
+    )
+    decision = decide(query, found, AUTO)
+    assert accepted(decision) == "1429"
+    assert decision.candidates[0].evidence is not None
+    assert decision.candidates[0].evidence.season == 4

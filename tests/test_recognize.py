@@ -931,6 +931,27 @@ def test_a_sites_tag_in_brackets_does_not_make_an_anime_name() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("path", "season", "episodes"),
+    [
+        ("Show S02/Одни из нас - 2 сезон, 01 серия - Будущие дни.mkv", 2, (1,)),
+        ("Box/Book 1 - Water/07 - The Spirit World (Winter Solstice, Part 1).mkv", None, (7,)),
+    ],
+)
+def test_the_words_of_a_file_name_that_number_it(
+    path: str, season: int | None, episodes: tuple[int, ...]
+) -> None:
+    parsed = parse_file(path, kind="series")
+    assert (parsed.season, parsed.episodes) == (season, episodes)
+
+
+def test_a_zero_right_after_an_anime_title_is_the_titles() -> None:
+    film = parse_release("[Anime Land] Jujutsu Kaisen 0 (2021) [BD 1080p HEVC][Dual Audio]")
+    assert (film.title, film.year, film.episodes) == ("Jujutsu Kaisen 0", 2021, ())
+    prologue = parse_release("[Group] Mushoku Tensei II - 00 [1080p].mkv")
+    assert (prologue.title, prologue.episodes) == ("Mushoku Tensei II", (0,))
+
+
 def test_a_season_dot_episode_file_name() -> None:
     parsed = parse_file("Succession.S04/Succession - 4.01 - The Munsters.mkv", kind="series")
     assert (parsed.title, parsed.season, parsed.episodes) == ("Succession", 4, (1,))

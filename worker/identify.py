@@ -282,7 +282,11 @@ async def _search_kind(
     await _details(kind, lookup, found)
     await _aired(query, lookup, found)
     numerals = numerals_swapped(first.title)
-    for reading in [*others, *([Reading(numerals, first.year)] if numerals else [])]:
+    # "Shingeki no Kyojin - The Final Season": the show is found by the part before
+    # the dash, and weighed by the whole (its season's name must explain the rest).
+    stem = first.title.split(" - ", 1)[0] if " - " in first.title else None
+    searched = [*others, *([Reading(numerals, first.year)] if numerals else [])]
+    for reading in [*searched, *([Reading(stem, first.year)] if stem else [])]:
         if found.strong():
             return
         await _search(kind, reading, lookup, found, language)

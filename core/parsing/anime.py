@@ -36,6 +36,7 @@ _FRACTION = re.compile(r"^\d{1,4}(?:\.\d|[a-cA-C])$")  # "07.5" (a recap), "01b"
 _EPISODE_AT_END = re.compile(r"(?i)[\s_-]+ep\.?\s*(\d{1,4})$")
 _BRACKETED = re.compile(r"[\[【]([^\]】]+)[\]】]")
 _LEADING_NUMBER = re.compile(r"^\s*(\d{1,4})(?:v\d)?(?:\D.*)?$")
+_ZERO_AFTER_TITLE = re.compile(r"\s+0+\s*[(\[]")
 _NUMBER_BEFORE_DASH = re.compile(r"^\s+(\d{1,3}(?:\.\d)?)\s+-\s+\S")
 # Brackets of technical words, not titles.
 _TAGS = re.compile(
@@ -88,6 +89,9 @@ def parse_anime(name: str) -> AnimeName | None:
     title, episodes, episode_title = _number_of_the_title(
         name, title, episodes, episode_title, _text(found.get("anime_type"))
     )
+    if episodes == (0,) and _ZERO_AFTER_TITLE.match(name.replace("_", " ").partition(title)[2]):
+        # "Jujutsu Kaisen 0 (2021)": a 0 right after the title (no " - ") is its own
+        title, episodes = f"{title} 0", ()
     fraction = fraction and (title, episodes) == numbered  # "Memories Off 3.5 - 04"
     if (end := _FRACTION_AT_END.search(title)) is not None:
         title, fraction = title[: end.start()], True

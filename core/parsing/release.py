@@ -156,8 +156,10 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
         return _parse_titled(text, kind)
     folder, _, basename = text.replace("\\", "/").rpartition("/")
     rest = strip_tags(basename)
+    russian = bool(_CYRILLIC.search(basename)) and any(_russian_numbers(basename))
     if (
-        _anime_shaped(basename, rest)
+        not russian  # "Одни из нас - 2 сезон, 01 серия": the words say it, not " - 2"
+        and _anime_shaped(basename, rest)
         and (anime := _parse_anime(_BEFORE_GROUP.sub("", basename), kind)) is not None
     ):
         return _in_folder(anime, folder)
@@ -599,12 +601,13 @@ def parse_file(path: str, *, kind: MediaKind | None = None) -> Parsed:
     if parsed.special or parsed.episodes:
         return parsed
     stem = basename.rsplit(".", 1)[0] if "." in basename else basename
+    numbered = _NUMBERED.match(_after_title(stem, parsed.title))
+    if numbered is not None and not parsed.date:
+        # "07 - The Spirit World (Winter Solstice, Part 1)": the number in front
+        return replace(parsed, episodes=(_number(numbered.group(1)),))
     if (part := _PART_WORD.search(stem)) is not None:
         # "Chernobyl.2019.Part.1.1.23.45": the part, not the date guessit sees.
         return replace(parsed, episodes=(_number(part.group(1)),), date=None)
-    numbered = _NUMBERED.match(_after_title(stem, parsed.title))
-    if numbered is not None and not parsed.date:
-        return replace(parsed, episodes=(_number(numbered.group(1)),))
     return parsed
 
 
