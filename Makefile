@@ -71,6 +71,7 @@ bench: $(BIN)/jellybit
 # Recognition on the held-out and regression decision sets, with every miss.
 recognition: $(BIN)/jellybit
 	$(BIN)/python -m tests.recognition_eval --verbose
+	$(BIN)/python -m tests.parsing_suites
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build *.egg-info
