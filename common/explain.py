@@ -81,6 +81,26 @@ def evidence_line(tx: Texts, evidence: Evidence | None, title: str) -> str:
         parts.append("✗ " + tx.plain("a movie, not a series"))
     elif evidence.seasons == "misfit":
         parts.append("✗ " + tx.plain("has no {what}").format(what=evidence.misfit or ""))
+    if evidence.unexplained:
+        parts.append("✗ " + tx.plain("not explained: {words}").format(words=evidence.unexplained))
+    if evidence.season_words:
+        parts.append(
+            "~ " + tx.plain("no season is named {words}").format(words=evidence.season_words)
+        )
+    if evidence.season is not None:
+        parts.append("✓ " + tx.plain("the name says season {n}").format(n=evidence.season))
+    if evidence.language == "match":
+        parts.append("✓ " + tx.plain("the language"))
+    elif evidence.language == "other":
+        parts.append("~ " + tx.plain("another original language"))
+    if evidence.aired == "match":
+        parts.append("✓ " + tx.plain("aired on that day"))
+    elif evidence.aired == "mismatch":
+        parts.append("✗ " + tx.plain("not on air that day"))
+    if evidence.episode_named:
+        parts.append("✓ " + tx.plain("the episode's name"))
+    if evidence.service:
+        parts.append("✓ " + tx.plain("the streaming service"))
     if evidence.identifier:
         parts.append("✓ " + tx.plain("the id in the release"))
     if evidence.ratio is not None and evidence.ratio >= 2:

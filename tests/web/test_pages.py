@@ -471,6 +471,28 @@ async def test_why_it_asks_and_the_evidence_read_in_russian(store: Store, client
     assert "same title" not in text
 
 
+async def test_the_review_page_says_which_words_the_title_does_not_explain(
+    store: Store, client: Client
+) -> None:
+    download = await new_download(store, "Avatar - The Last Airbender", state=State.REVIEW)
+    film = StoredCandidate(
+        id=new_id(), provider="tmdb", provider_id="19995", kind="movie", title="Avatar",
+        original_title="Avatar", year=2009, overview=None, poster_path=None, popularity=200,
+        score=0.6, selected=False,
+        evidence=Evidence("partial", "Avatar", "none", unexplained="last airbender"),
+    )  # fmt: skip
+    await store.recognitions.save(
+        download.id, kind="series", title="Avatar - The Last Airbender", year=None, season=None,
+        status="needs_review", reason=Reason("review.unsure", {"confidence": 0.6}),
+        files=[StoredFile("A/A.S01E01.mkv", "video", 10**9, 1, (1,), None, ())], candidates=[film],
+    )  # fmt: skip
+    text = await (await client.get(f"/review/{download.id}")).text()
+    assert "✗ not explained: last airbender" in text
+    await store.telegram.set_chat_language(USER, "ru")
+    text = await (await client.get(f"/review/{download.id}")).text()
+    assert "✗ не объяснено: last airbender" in text
+
+
 async def test_picking_a_candidate_moves_the_download_to_importing(
     store: Store, client: Client
 ) -> None:
