@@ -102,6 +102,39 @@ CATALOGUE = [
     },
     {
         "kind": "tv",
+        "id": 880009,
+        "title": "Lantern Keeper",
+        "original_title": "Chouchin no Mori",
+        "date": "2020-04-01",
+        "popularity": 50,
+        "origin_country": ["JP"],
+        "seasons": [
+            {
+                "season_number": 0,
+                "episode_count": 2,
+                "air_date": "2020-12-24",
+                "name": "Specials",
+                "episodes": [
+                    {"episode_number": 1, "name": "The Winter Lantern", "air_date": "2020-12-24"},
+                    {"episode_number": 2, "name": "Festival Night", "air_date": "2021-08-01"},
+                ],
+            },
+            {
+                "season_number": 1,
+                "episode_count": 12,
+                "air_date": "2020-04-01",
+                "name": "Forest Arc",
+            },
+            {
+                "season_number": 2,
+                "episode_count": 11,
+                "air_date": "2022-01-09",
+                "name": "River Town Arc",
+            },
+        ],
+    },
+    {
+        "kind": "tv",
         "id": 880008,
         "title": "Night Desk",
         "date": "1994-09-05",
@@ -273,3 +306,29 @@ async def test_a_tracker_id_name_is_recognized_by_its_files(
     await download_and_wait(importing, torrent(tmp_path, seeder, folder, files), seeder, State.DONE)
     season = shows(tmp_path) / "The Long Watch (2019) [tmdbid-880003]" / "Season 02"
     assert [p.name for p in season.iterdir()] == ["The Long Watch S02E03.mkv"]
+
+
+async def test_a_later_season_named_by_its_subtitle_goes_into_that_season(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    folder = "[Group] Lantern Keeper - River Town Arc (01-02) [1080p]"
+    files = {
+        f"[Group] Lantern Keeper - River Town Arc - {n:02d} (1080p) [ABCD00{n}].mkv": 2 * MiB
+        for n in (1, 2)
+    }
+    await download_and_wait(importing, torrent(tmp_path, seeder, folder, files), seeder, State.DONE)
+    season = shows(tmp_path) / "Lantern Keeper (2020) [tmdbid-880009]" / "Season 02"
+    assert sorted(p.name for p in season.iterdir()) == [
+        "Lantern Keeper S02E01.mkv",
+        "Lantern Keeper S02E02.mkv",
+    ]
+
+
+async def test_a_special_named_after_the_show_goes_into_season_00(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    folder = "Lantern.Keeper.2020.The.Winter.Lantern.1080p.BluRay.x264-GROUP"
+    files = {f"{folder}.mkv": 2 * MiB}
+    await download_and_wait(importing, torrent(tmp_path, seeder, folder, files), seeder, State.DONE)
+    season = shows(tmp_path) / "Lantern Keeper (2020) [tmdbid-880009]" / "Season 00"
+    assert [p.name for p in season.iterdir()] == ["Lantern Keeper S00E01.mkv"]
