@@ -264,6 +264,8 @@ def _named(torrent_name: str, files: Sequence[TorrentFile], videos: Sequence[str
     for part in parents:
         if not identityless(part) and parse_release(part).title is not None:
             return part
+    if len({fold(parse_file(v).title or "") for v in videos[:50]}) > 1:
+        return torrent_name  # "Фильмы/Dune…, Фильмы/Arrival…": no one title
     return stem(own)
 
 

@@ -952,6 +952,14 @@ def test_a_zero_right_after_an_anime_title_is_the_titles() -> None:
     assert (prologue.title, prologue.episodes) == ("Mushoku Tensei II", (0,))
 
 
+def test_a_default_folder_name_names_nothing_but_a_collection_keeps_it() -> None:
+    one = recognize("Новая папка (2)", [TorrentFile("Новая папка (2)/Dune.2021.1080p.mkv", GB)])
+    assert (one.title, one.year) == ("Dune", 2021)
+    films = [TorrentFile("Фильмы/Dune.2021.mkv", GB), TorrentFile("Фильмы/Arrival.2016.mkv", GB)]
+    assert recognize("Фильмы", films).title == "Фильмы"  # several titles: asked, not guessed
+    assert recognize("Movie 43", [TorrentFile("Movie.43.2013.mkv", GB)]).title == "Movie 43"
+
+
 def test_a_season_dot_episode_file_name() -> None:
     parsed = parse_file("Succession.S04/Succession - 4.01 - The Munsters.mkv", kind="series")
     assert (parsed.title, parsed.season, parsed.episodes) == ("Succession", 4, (1,))

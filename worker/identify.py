@@ -264,6 +264,8 @@ async def identify(
             for kind in _kinds(recognized)[:1]:
                 await _search(kind, reading, lookup, found, language)
                 await _details(kind, lookup, found)
+    if not found.titled() and query.readings:
+        await _leading_words(query.readings[0], lookup, found, language)
     await _aired(query, lookup, found)
     await _specials(query, lookup, found)
     decision = decide(query, found.all(), auto_accept)
@@ -295,6 +297,20 @@ async def _search_kind(
         more = await lookup.search(kind, first.title, first.year, _written_in(first, language))
         found.add(more or ())
         await _details(kind, lookup, found)
+
+
+async def _leading_words(first: Reading, lookup: Lookup, found: "_Found", language: str) -> None:
+    """Nothing found by the whole title: its leading words, the longest first, down to
+    two, as a show ("Black Mirror White Christmas" → "Black Mirror"). Searched only:
+    what is found is weighed by the whole, so the rest must be explained (a special's
+    name, a season's)."""
+    kind: MediaKind = "series"
+    words = first.title.split()
+    for count in range(len(words) - 1, 1, -1):
+        await _search(kind, Reading(" ".join(words[:count]), first.year), lookup, found, language)
+        await _details(kind, lookup, found)
+        if found.titled():
+            return
 
 
 async def _search(
@@ -477,6 +493,10 @@ class _Found:
 
     def weighed(self) -> list[Candidate]:
         return ranked(self._query, self._by_key.values())
+
+    def titled(self) -> bool:
+        """Some candidate's title is at least partly the release's."""
+        return any(c.evidence is not None and c.evidence.title != "weak" for c in self.weighed())
 
     def strong(self) -> bool:
         return any(c.evidence is not None and strong(c.evidence) for c in self.weighed())

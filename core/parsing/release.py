@@ -97,6 +97,34 @@ _SITE = re.compile(
 _NO_IDENTITY = re.compile(
     rf"(?i)^(?:\d{{5,}}|t\d{{5,}}|[0-9a-f]{{32}}|[0-9a-f]{{40}}|[a-z2-7]{{32}}|(?:www\.)?[\w-]+\.{_TLD})$"
 )
+_GENERIC_FOLDERS = frozenset(
+    {
+        "new folder",
+        "новая папка",
+        "nouveau dossier",
+        "neuer ordner",
+        "nueva carpeta",
+        "movies",
+        "movie",
+        "films",
+        "film",
+        "фильмы",
+        "фильм",
+        "кино",
+        "video",
+        "videos",
+        "видео",
+        "series",
+        "сериалы",
+        "downloads",
+        "download",
+        "загрузки",
+        "torrents",
+        "торренты",
+        "complete",
+        "incoming",
+    }
+)
 _CRC = re.compile(r"[\[(][0-9A-Fa-f]{8}[\])]")
 _DASH_NUMBER = re.compile(
     r"\s-\s(?:(?:Episode|Ep\.?)\s*)?\d{1,4}(?:\.5)?(?:v\d)?(?=[\s\[(.]|$)"
@@ -202,9 +230,11 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
 
 
 def identityless(name: str) -> bool:
-    """A torrent name that names nothing: a tracker's topic id, a hash, a site."""
+    """A torrent name that names nothing: a tracker's topic id, a hash, a site, a
+    folder's default or generic name ("New folder", "Новая папка", "Фильмы")."""
     rest = strip_tags(name).strip(" ._-[]")
-    return not rest or _NO_IDENTITY.match(rest) is not None
+    generic = re.sub(r"\s*\(\d{1,2}\)$", "", rest).casefold()  # "Новая папка (2)"
+    return not rest or _NO_IDENTITY.match(rest) is not None or generic in _GENERIC_FOLDERS
 
 
 def strip_tags(name: str) -> str:
