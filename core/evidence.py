@@ -276,12 +276,12 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
             candidate.names,
             candidate.seasons if candidate.kind == "series" else None,
         )
-        special = _special(query, candidate, why.unexplained)
+        special = _special(query, candidate, why.unexplained, reading.year)
         if why.season is not None or special is not None:
             title = "exact"  # every word explained: the show's name and a season's
         elif why.unexplained and title in ("exact", "close"):
             title = "partial"
-        year = _year(reading.year, candidate, query.seasons)
+        year = _year(reading.year, candidate, query.seasons, query.special)
         named = next(
             (
                 n
@@ -333,7 +333,9 @@ def _episode_named(query: Query, candidate: Candidate) -> bool:
     return False
 
 
-def _special(query: Query, candidate: Candidate, words: str | None) -> tuple[str, int, int] | None:
+def _special(
+    query: Query, candidate: Candidate, words: str | None, year: int | None
+) -> tuple[str, int, int] | None:
     """(path, 0, episode) when the one unnumbered video is a special TMDB lists by
     name: the title's words past the show's name ("Extras Christmas Special") or the
     name's words after the title ("Doctor.Who.2005.The.Christmas.Invasion")."""
@@ -344,6 +346,8 @@ def _special(query: Query, candidate: Candidate, words: str | None) -> tuple[str
         if not name:
             continue
         hits = [e for e in specials if _episode_key(e.name or "") == _episode_key(name)]
+        if len(hits) > 1 and year is not None:  # two "Christmas Special"s: the year's
+            hits = [e for e in hits if (e.air_date or "")[:4] == str(year)]
         if len(hits) == 1:
             return query.unnumbered[0], 0, hits[0].number
     if query.special and len(specials) == 1:
@@ -412,9 +416,13 @@ def _strength(evidence: Evidence) -> tuple[bool, int, int]:
     return (not contradicted(evidence), _TITLE_RANK[evidence.title], _YEAR_RANK[evidence.year])
 
 
-def _year(year: int | None, candidate: Candidate, held: Sequence[int]) -> YearMatch:
+def _year(
+    year: int | None, candidate: Candidate, held: Sequence[int], special: bool = False
+) -> YearMatch:
     """The release's year against the candidate's; for a show also against the years
-    of the seasons the release holds (of any season when it does not say)."""
+    of the seasons the release holds (of any season when it does not say). A special
+    may air years after the show's last season: for one, a show with specials that
+    began before that year is not ruled out by it."""
     if year is None:
         return "none"
     if candidate.year is None:
@@ -424,6 +432,8 @@ def _year(year: int | None, candidate: Candidate, held: Sequence[int]) -> YearMa
         return "exact" if distance == 0 else "near"
     seasons = [s for s in candidate.seasons or () if s.number > 0]
     if any(s.year and abs(s.year - year) <= 1 for s in seasons if not held or s.number in held):
+        return "season"
+    if special and year > candidate.year and any(s.number == 0 for s in candidate.seasons or ()):
         return "season"
     return "far"
 
