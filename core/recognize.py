@@ -230,7 +230,7 @@ def recognize(
         season,
         tuple(result),
         alt_title,
-        country=None if from_hint else base.country,
+        country=hint.country or (None if from_hint else base.country),
         countries=() if from_hint else base.countries,
         language=_tagged(base.language, (p.language for p in parses.values())),
         service=_tagged(base.service, (p.service for p in parses.values())),
@@ -401,6 +401,7 @@ def _merge_hints(hints: Iterable[Hint]) -> Hint:
             title_with_year=hint.title_with_year if hint.title else merged.title_with_year,
             identifiers=merged.identifiers + hint.identifiers,
             unread=hint.unread or merged.unread,
+            country=hint.country or merged.country,
         )
     return merged
 

@@ -18,7 +18,7 @@ WITHOUT_REVIEW = 0.90
 # A set written later, on harder classes, that recognition does not reach the targets
 # on yet: no wrong placement still holds, and it may not fall below where it stands
 # (acceptable, without review).
-BELOW_TARGET = {"fresh2.json": (0.93, 0.89), "fresh3.json": (0.92, 0.86)}
+BELOW_TARGET = {"fresh2.json": (0.94, 0.90), "fresh3.json": (0.93, 0.86)}
 
 
 async def scores(folder: Path) -> list[Score]:

@@ -965,6 +965,23 @@ def test_a_season_dot_episode_file_name() -> None:
     assert (parsed.title, parsed.season, parsed.episodes) == ("Succession", 4, (1,))
 
 
+@pytest.mark.parametrize(
+    ("text", "title", "year", "country"),
+    [
+        ("the 2024 one", None, 2024, None),
+        ("the British one", None, None, "GB"),
+        ("это американский ремейк", None, None, "US"),
+        ("American Psycho", "American Psycho", None, None),  # a title keeps its adjective
+        ("The One", "The One", None, None),
+    ],
+)
+def test_a_hint_that_only_says_the_year_or_the_country(
+    text: str, title: str | None, year: int | None, country: str | None
+) -> None:
+    hint = parse_hint(text)
+    assert (hint.title, hint.year, hint.country) == (title, year, country)
+
+
 def test_a_hint_that_describes_instead_of_naming_is_not_a_title() -> None:
     hint = parse_hint("это мультик, а не старый фильм")
     assert (hint.kind, hint.title, hint.unread) == ("movie", None, "это мультик, а не старый фильм")

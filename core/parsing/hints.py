@@ -20,6 +20,7 @@ class Hint:
     # A description rather than a name ("мультик, а не старый фильм"): the person is
     # asked to pick, for jellybit cannot read which title it says.
     unread: str | None = None
+    country: str | None = None  # "британские Призраки", "the American one": ISO 3166
 
 
 _KIND_WORDS: dict[str, MediaKind] = {
@@ -53,6 +54,42 @@ _NOT_AT_END = frozenset({"кино"})
 _EN_OPENERS = (("it's",), ("it", "is"), ("this", "is"), ("that's",), ("that", "is"))
 _ARTICLES = frozenset({"a", "an", "the"})
 _SEPARATORS = frozenset({"-", "–", "—", ",", ":", "|"})
+# "британские Призраки", "the American one": a country said as an adjective (the
+# stem of a Russian one, the English word).
+_COUNTRY_STEMS = {
+    "британск": "GB",
+    "английск": "GB",
+    "british": "GB",
+    "english": "GB",
+    "американск": "US",
+    "american": "US",
+    "корейск": "KR",
+    "korean": "KR",
+    "японск": "JP",
+    "japanese": "JP",
+    "испанск": "ES",
+    "spanish": "ES",
+    "французск": "FR",
+    "french": "FR",
+    "немецк": "DE",
+    "german": "DE",
+    "итальянск": "IT",
+    "italian": "IT",
+    "австралийск": "AU",
+    "australian": "AU",
+    "канадск": "CA",
+    "canadian": "CA",
+    "российск": "RU",
+    "русск": "RU",
+    "russian": "RU",
+}
+# What is left of "the 2024 one", "the new version": no title at all.
+_DESCRIBING = frozenset(
+    {"the", "one", "a", "an", "version", "new", "old", "original", "remake", "newer", "older"}
+    | {"latest", "that", "этот", "тот", "новый", "новая", "старый", "старая", "версия"}
+    | {"ремейк", "оригинал", "который", "которая"}
+)
+_SAYING = _DESCRIBING - {"the", "one", "a", "an", "that", "этот", "тот"}
 # Words that make a hint a description of what the title is not.
 _NEGATIONS = frozenset({"не", "нет", "ни", "not", "no", "isn't", "isnt", "nicht", "pas"})
 _YEAR_WORDS = frozenset({"год", "года", "г", "г."})
@@ -124,17 +161,37 @@ def parse_hint(text: str) -> Hint:
     kind = trailing_kind or kind
     if kind is None and (season is not None or episode is not None):
         kind = "series"
+    # "the British one", "американский ремейк": a country said only as an adjective
+    # among describing words ("American Psycho" keeps its "American").
+    country = next((c for w in words if (c := _country_of(_word(w))) is not None), None)
+    others = [w for w in words if _country_of(_word(w)) is None]
+    if country is not None and all(_word(w) in _DESCRIBING for w in others):
+        words = others
+    else:
+        country = None
+    years = [int(_word(w)) for w in words if _HINT_YEAR.fullmatch(_word(w))]
+    describing = all(_word(w) in _DESCRIBING or _HINT_YEAR.fullmatch(_word(w)) for w in words)
+    says = country is not None or len(years) == 1 or any(_word(w) in _SAYING for w in words)
+    if words and describing and says:
+        # "the 2024 one", "the new version": the year or the country is all it says
+        year = year if year is not None else (years[0] if len(years) == 1 else None)
+        words = []
     unread = text.strip() if any(_word(w) in _NEGATIONS for w in words) else None
     return Hint(
         kind=kind,
         title=None if unread else _title(" ".join(words)) or None,
         unread=unread,
+        country=country,
         year=year,
         season=season,
         episode=episode,
         title_with_year=title_with_year,
         identifiers=identifiers,
     )
+
+
+def _country_of(word: str) -> str | None:
+    return next((code for stem, code in _COUNTRY_STEMS.items() if word.startswith(stem)), None)
 
 
 def _title(words: str) -> str:
