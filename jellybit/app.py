@@ -32,6 +32,9 @@ PARTS_STOP_WITHIN = 4.5
 CANCEL_WITHIN = 0.5
 WEB_STOP_WITHIN = 2.0
 STORE_CLOSE_WITHIN = 1.0
+# The clients, the CPU pool last: a worker process still importing its parsers
+# (spawned at start, slow on a busy machine) finishes that first.
+CLIENTS_CLOSE_WITHIN = 2.5
 EXIT_PART_FAILED = 3  # a part kept failing: systemd restarts jellybit (Restart=on-failure)
 
 
@@ -163,7 +166,7 @@ async def _run_until_stopped(
 
 async def _close(engine: Engine, telegram: TelegramFrontDoor, late: list[str]) -> None:
     try:
-        async with asyncio.timeout(CANCEL_WITHIN * 2):
+        async with asyncio.timeout(CLIENTS_CLOSE_WITHIN):
             await telegram.close()
             await engine.close()
     except TimeoutError:
