@@ -34,7 +34,6 @@ from core.titles import numerals_swapped
 from worker.tmdb import TmdbClient
 
 MAX_REQUESTS = 10  # room for the seasons air dates and specials need
-_NO_EVIDENCE = Evidence("weak", "", "none")
 DETAILS = 3  # candidates whose details are fetched in one round
 PAGE = 20  # TMDB's page: a full first page may hide the right title on the next
 
@@ -346,16 +345,7 @@ async def _aired(query: Query, lookup: Lookup, found: "_Found") -> None:
     days = sorted({day for _, day in query.dates})
     checked: set[str | None] = set()
     while len(checked) < DETAILS:
-        show = next(
-            (
-                c
-                for c in found.weighed()
-                if c.kind == "series"
-                and c.provider_id not in checked
-                and not contradicted(c.evidence or _NO_EVIDENCE)
-            ),
-            None,
-        )
+        show = next((c for c in found.shows() if c.provider_id not in checked), None)
         if show is None:
             return
         if not found.detailed(show):
@@ -371,7 +361,7 @@ async def _aired(query: Query, lookup: Lookup, found: "_Found") -> None:
             if listed is None:
                 return
             episodes += listed
-        found.add([replace(show, aired=tuple(episodes))], detailed=True)
+        found.listed(show, episodes)
 
 
 async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
@@ -382,10 +372,8 @@ async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
         return
     shows = [
         c
-        for c in found.weighed()
-        if c.kind == "series"
-        and any(s.number == 0 for s in c.seasons or ())
-        and not contradicted(c.evidence or _NO_EVIDENCE)
+        for c in found.shows()
+        if any(s.number == 0 for s in c.seasons or ())
         and (
             len(query.unnumbered) + len(query.episodes) > 1
             or query.episode_title
@@ -396,7 +384,7 @@ async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
         listed = await lookup.season(show, 0)
         if listed is None:
             return
-        found.add([replace(show, aired=(*show.aired, *listed))], detailed=True)
+        found.listed(show, listed)
 
 
 async def _episode_names(query: Query, lookup: Lookup, found: "_Found") -> bool:
@@ -406,19 +394,13 @@ async def _episode_names(query: Query, lookup: Lookup, found: "_Found") -> bool:
     if not query.episode_title or len(query.episodes) != 1 or query.episodes[0][0] is None:
         return False
     season = query.episodes[0][0]
-    shows = [
-        c
-        for c in found.weighed()
-        if c.kind == "series"
-        and any(s.number == season for s in c.seasons or ())
-        and not contradicted(c.evidence or _NO_EVIDENCE)
-    ]
+    shows = [c for c in found.shows() if any(s.number == season for s in c.seasons or ())]
     fetched = False
     for show in shows[:DETAILS]:
         listed = await lookup.season(show, season)
         if listed is None:
             break
-        found.add([replace(show, aired=(*show.aired, *listed))], detailed=True)
+        found.listed(show, listed)
         fetched = True
     return fetched
 
@@ -493,6 +475,19 @@ class _Found:
 
     def weighed(self) -> list[Candidate]:
         return ranked(self._query, self._by_key.values())
+
+    def shows(self) -> list[Candidate]:
+        """The shows the release does not contradict, best first."""
+        return [
+            c
+            for c in self.weighed()
+            if c.kind == "series" and c.evidence is not None and not contradicted(c.evidence)
+        ]
+
+    def listed(self, show: Candidate, episodes: Iterable[AiredEpisode]) -> None:
+        """Episodes TMDB lists for ``show`` (a season fetched), kept with it."""
+        aired = tuple(dict.fromkeys((*show.aired, *episodes)))
+        self.add([replace(show, aired=aired)], detailed=True)
 
     def titled(self) -> bool:
         """Some candidate's title is at least partly the release's."""

@@ -184,9 +184,9 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
         return _parse_titled(text, kind)
     folder, _, basename = text.replace("\\", "/").rpartition("/")
     rest = strip_tags(basename)
-    russian = bool(_CYRILLIC.search(basename)) and any(_russian_numbers(basename))
+    ru = _russian_numbers(basename) if _CYRILLIC.search(basename) else None
     if (
-        not russian  # "Одни из нас - 2 сезон, 01 серия": the words say it, not " - 2"
+        not (ru and any(ru))  # "Одни из нас - 2 сезон, 01 серия": the words say it, not " - 2"
         and _anime_shaped(basename, rest)
         and (anime := _parse_anime(_BEFORE_GROUP.sub("", basename), kind)) is not None
     ):
@@ -212,9 +212,7 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     title = _without_part_range(title)
     if title is not None and guess.subtitle and country is None:
         title = f"{title} - {guess.subtitle}"  # explained by the candidate, or partial
-    ru = None
-    if _CYRILLIC.search(basename):
-        ru = _russian_numbers(basename)
+    if ru is not None:
         title = _before_russian_numbers(title)
     parsed = _assemble(guess, kind, title, year, None, ru)
     if named_special is not None and named_special.start() > 0:
