@@ -33,7 +33,14 @@ from tests.support.jellybit_process import (
 )
 from tests.support.qbittorrent import QbtInstance
 from tests.support.telegram import FakeTelegram, FakeUser, Message
-from tests.support.torrents import MadeTorrent, magnet_for, make_content, make_torrent, seed
+from tests.support.torrents import (
+    MadeTorrent,
+    magnet_for,
+    make_content,
+    make_torrent,
+    remind_of_the_seeder,
+    seed,
+)
 from tests.support.torrents import seeder_peer as peer_of
 
 ALICE = 111_111_111
@@ -231,7 +238,7 @@ async def settle(
     began = clock.monotonic()
     last = ""
     while clock.monotonic() - began < within:
-        remind_of_the_seeder(qbt, peer)
+        remind_of_the_seeder(qbt.client(), peer)
         with closing_db(config.database) as db:
             moving = db.execute(
                 f"SELECT count(*) FROM download WHERE state IN {UNSETTLED}"
@@ -249,19 +256,6 @@ async def settle(
             return clock.monotonic() - began
         await asyncio.sleep(0.5)
     raise AssertionError(f"not settled within {within} s: {last}\n{jellybit.log_tail()}")
-
-
-def remind_of_the_seeder(qbt: QbtInstance, peer: str) -> None:
-    """This swarm is one seeder found by the magnet's peer hint (no tracker, DHT or
-    PeX); once libtorrent loses that peer it may wait minutes before it tries it
-    again (seen on 5.x: stalledDL at 32 % for 100 s). A real swarm has trackers;
-    here the seeder is added again to a stalled torrent, as a tracker would."""
-    client = qbt.client()
-    stalled = [
-        str(info["hash"]) for info in client.torrents_info() if info.get("state") == "stalledDL"
-    ]
-    if stalled:
-        client.torrents_add_peers(peers=[peer], torrent_hashes=stalled)
 
 
 class closing_db:

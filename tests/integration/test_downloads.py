@@ -19,6 +19,7 @@ from tests.support.torrents import (
     magnet_for,
     make_content,
     make_torrent,
+    remind_of_the_seeder,
     seed,
 )
 from tests.support.torrents import seeder_peer as peer_of
@@ -47,10 +48,19 @@ async def state_of(store: Store, download_id: Id, wanted: State) -> Download | N
     return download if download.state == wanted else None
 
 
-async def wait_state(running: Running, download_id: Id, wanted: State) -> Download:
-    return await eventually(
-        lambda: state_of(running.store, download_id, wanted), what=f"{download_id} {wanted}"
-    )
+async def wait_state(
+    running: Running, download_id: Id, wanted: State, *, seeder: QbtInstance | None = None
+) -> Download:
+    """Wait for ``wanted``; with ``seeder``, the leecher is reminded of it every
+    2 s meanwhile (no tracker here: ``remind_of_the_seeder``)."""
+    probes = itertools.count()
+
+    async def probe() -> Download | None:
+        if seeder is not None and next(probes) % 20 == 0:
+            remind_of_the_seeder(running.qbt.client(), peer_of(seeder))
+        return await state_of(running.store, download_id, wanted)
+
+    return await eventually(probe, within=40 if seeder else 20, what=f"{download_id} {wanted}")
 
 
 async def history(store: Store, download_id: Id) -> list[str]:
@@ -82,7 +92,7 @@ async def test_magnet_is_downloaded_to_completion(
 
     assert isinstance(result, Created)
     assert result.download.state == State.ACCEPTED  # the adder sends it, in the background
-    done = await wait_state(running, result.download.id, State.DONE)
+    done = await wait_state(running, result.download.id, State.DONE, seeder=seeder)
     assert await history(running.store, done.id) == ["accepted", "downloading", "importing", "done"]
     assert done.progress == 1
     assert done.total_size == 2 * MiB
@@ -101,9 +111,8 @@ async def test_torrent_file_is_downloaded_and_kept(
     result = await running.engine.cases.ingest.torrent_file(made.data, source="telegram")
     assert isinstance(result, Created)
     # No peer hint in a .torrent: tell qBittorrent where the seeder is, as DHT would.
-    found = await eventually(lambda: _qbt_torrent(running, made), what="torrent in qBittorrent")
-    running.qbt.client().torrents_add_peers(peers=peer_of(seeder), torrent_hashes=found)
-    done = await wait_state(running, result.download.id, State.DONE)
+    await eventually(lambda: _qbt_torrent(running, made), what="torrent in qBittorrent")
+    done = await wait_state(running, result.download.id, State.DONE, seeder=seeder)
     assert {h.value for h in done.infohashes} == {made.v1, made.v2}
     assert await running.store.tracking.torrent_file(done.id) == made.data
 
@@ -129,12 +138,12 @@ async def test_duplicate_while_active_and_new_download_after_done(
     assert isinstance(again, Duplicate)
     assert again.download.id == first.download.id
 
-    await wait_state(running, first.download.id, State.DONE)
+    await wait_state(running, first.download.id, State.DONE, seeder=seeder)
     after_done = await running.engine.cases.ingest.magnet(magnet, source="telegram")
     # qBittorrent still has it (seeding): "Fails." for a duplicate is not a failure.
     assert isinstance(after_done, Created)
     assert after_done.download.id != first.download.id
-    await wait_state(running, after_done.download.id, State.DONE)
+    await wait_state(running, after_done.download.id, State.DONE, seeder=seeder)
 
 
 @pytest.mark.parametrize(

@@ -106,8 +106,7 @@ async def test_qbittorrent_restart_is_not_a_removal(
 
     running.qbt.restart()
     # No DHT or trackers here: after a restart the peer must be told again.
-    running.qbt.client().torrents_add_peers(peers=peer_of(seeder), torrent_hashes=made.qbt_id)
-    done = await wait_state(running, result.download.id, State.DONE)
+    done = await wait_state(running, result.download.id, State.DONE, seeder=seeder)
     assert State.REMOVED not in await history(running.store, done.id)
     assert {h.value for h in done.infohashes} == {made.v1, made.v2}
 
@@ -136,7 +135,7 @@ async def test_magnet_accepted_while_qbittorrent_is_down_is_added_later(
     # Seen back within a poll interval (its probe), and the queued add goes at once.
     await eventually(lambda: _added(running, result.download.id), what="added when back")
     assert clock.monotonic() - back < running.settings.poll_interval + 2.0
-    await wait_state(running, result.download.id, State.DONE)
+    await wait_state(running, result.download.id, State.DONE, seeder=seeder)
 
 
 async def _added(running: Running, download_id: Id) -> bool:
@@ -156,7 +155,7 @@ async def test_a_refused_add_of_a_torrent_already_there_is_no_failure(
     made_download = await running.store.downloads.create_download_if_no_active(new, [made.v1 or ""])
     added = await running.engine.adder.add(made_download.download)  # qBittorrent: refused
     assert added.outcome == "added"
-    await wait_state(running, made_download.download.id, State.DONE)
+    await wait_state(running, made_download.download.id, State.DONE, seeder=seeder)
 
 
 async def _listed_by_v2_id(running: Running, made: MadeTorrent) -> bool:
@@ -232,12 +231,11 @@ async def test_stuck_without_peers_then_retry_completes(
     stuck = await wait_state(running, result.download.id, State.STUCK)
     assert stuck.error == reason("qbt.no_progress", seconds=2)
 
-    info = await eventually(lambda: _find(running.qbt, made), what="torrent listed")
-    running.qbt.client().torrents_add_peers(peers=peer_of(seeder), torrent_hashes=info)
+    await eventually(lambda: _find(running.qbt, made), what="torrent listed")
     retried = await running.engine.cases.actions.retry(result.download.id)
     # accepted, or already seen again in qBittorrent by the tick the retry made
     assert retried.download.state in (State.ACCEPTED, State.DOWNLOADING)
-    await wait_state(running, result.download.id, State.DONE)
+    await wait_state(running, result.download.id, State.DONE, seeder=seeder)
 
 
 async def _find(qbt: QbtInstance, made: MadeTorrent) -> str | None:

@@ -41,6 +41,7 @@ __all__ = [
     "make_content",
     "make_torrent",
     "peer_handshake",
+    "remind_of_the_seeder",
     "seed",
     "seeder_peer",
     "wait_complete",
@@ -83,3 +84,18 @@ def add_magnet(
     )
     if not add_accepted(result):
         raise RuntimeError(f"torrents_add({magnet!r}) answered {result!r}")
+
+
+def remind_of_the_seeder(client: qbittorrentapi.Client, peer: str) -> None:
+    """This swarm is one seeder found by a peer hint (no tracker, DHT or PeX); once
+    libtorrent loses that peer it may wait minutes before it tries it again (seen
+    on 4.5 and 5.x: a retried torrent stalled for the whole wait). A real swarm has
+    trackers; here the seeder is added again to every torrent still waiting for
+    data, as a tracker would."""
+    waiting = [
+        str(info["hash"])
+        for info in client.torrents_info()
+        if info.get("state") in {"stalledDL", "metaDL", "forcedMetaDL", "downloading"}
+    ]
+    if waiting:
+        client.torrents_add_peers(peers=[peer], torrent_hashes=waiting)
