@@ -29,7 +29,7 @@ from pathlib import PurePosixPath
 from typing import Any, Literal, NamedTuple
 
 from core.explained import explain
-from core.titles import ARTICLES, compact, title_key
+from core.titles import ARTICLES, compact, fold, title_key
 
 Provider = Literal["tmdb", "local"]
 MediaKind = Literal["movie", "series"]
@@ -43,6 +43,14 @@ CountryMatch = Literal["match", "other", "mismatch", "none"]
 # A language tag ("KOREAN") against the original language: a dub is tagged too, so
 # "other" never rules a title out, it only tells equal ones apart.
 LanguageMatch = Literal["match", "other", "none"]
+# Languages that films and series are routinely dubbed into for release: there a tag
+# often marks a dub of the famous title ("Suits.FRENCH" is the American show), so it
+# does not outweigh a far more watched one. Into the others (Korean, Japanese, Thai,
+# ...) a show is rarely dubbed: such a tag names the original language.
+DUBBED_INTO = frozenset(
+    {"de", "fr", "it", "es", "pt", "ru", "uk", "pl", "cs", "sk", "hu", "tr", "hi", "ta", "te"}
+    | {"ar", "fa", "nl", "sv", "da", "no", "nb", "fi", "el", "ro", "bg", "lt", "lv", "ca"}
+)
 SeasonsMatch = Literal["fit", "misfit", "none"]
 # A daily show's dated files against the episodes TMDB lists: "match" when it lists
 # one on every date, "mismatch" when a date is outside the show's run.
@@ -147,6 +155,9 @@ class Evidence:
     service: bool = False  # the streaming service tag names one of its networks
     aired: AiredMatch = "none"
     episode_named: bool = False  # the name's episode title is TMDB's for that episode
+    # The release and the original title differ by a leading article ("4400" and
+    # "The 4400"): where another title is spelled as the release spells it, not this.
+    other_article: bool = False
     # (path, season, episode) of files TMDB lists: aired on their date, or by name
     listed: tuple[tuple[str, int, int], ...] = ()
 
@@ -310,6 +321,7 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
             service=service,
             aired=aired,
             episode_named=episode_named,
+            other_article=_other_article(reading.title, candidate.original_title),
             listed=dated + ((special,) if special is not None else _in_box(query, candidate)),
         )
         if best is None or _strength(evidence) > _strength(best):
@@ -375,7 +387,22 @@ def _in_box(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], .
         hits = {number for key, number in specials if key in words}
         if len(hits) == 1:
             found.append((path, 0, hits.pop()))
+    left = [p for p in query.unnumbered if p not in {f[0] for f in found}]
+    only = [s for s in candidate.seasons or () if s.number == 0 and s.episodes == 1]
+    if len(left) == 1 and only and not found and _in_specials_folder(left[0]):
+        # "Complete Series + Special/Special/The Internet Is Coming.avi" of a show
+        # with one special: that one.
+        number = next((e.number for e in candidate.aired if e.season == 0), 1)
+        found.append((left[0], 0, number))
     return tuple(found)
+
+
+# Folders that hold a box's specials.
+_SPECIALS_FOLDERS = frozenset({"special", "specials", "спецвыпуск", "спецвыпуски"})
+
+
+def _in_specials_folder(path: str) -> bool:
+    return any(title_key(part) in _SPECIALS_FOLDERS for part in PurePosixPath(path).parts[:-1])
 
 
 def _episode_key(name: str) -> str:
@@ -410,6 +437,12 @@ def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
         if _TITLE_RANK[match] > _TITLE_RANK[best[1]]:
             best = (name, match)
     return best
+
+
+def _other_article(title: str, original: str | None) -> bool:
+    a, b = fold(title).split(), fold(original or "").split()
+    short, long = sorted((a, b), key=len)
+    return len(long) == len(short) + 1 and long[0] in ARTICLES and long[1:] == short
 
 
 def _strength(evidence: Evidence) -> tuple[bool, int, int]:
@@ -602,8 +635,10 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
         if len(leaders) == len(group):
             continue
         trailing = [c for c in group if rank(c) < top]
-        if name not in ("aired", "episode", "seasons") and _popular(trailing) >= WIDE * _popular(
-            leaders
+        if (
+            name not in _DECISIVE
+            and not (name == "language" and query.language not in DUBBED_INTO)
+            and _popular(trailing) >= WIDE * _popular(leaders)
         ):
             # A year off by one is normal (a premiere and a release), a dub is tagged
             # with its language: one far more watched title against an obscure one
@@ -697,6 +732,10 @@ def _language_rank(candidate: Candidate) -> int:
     return {"match": 2, "none": 1, "other": 0}[_ev(candidate).language]
 
 
+def _article_rank(candidate: Candidate) -> int:
+    return int(not _ev(candidate).other_article)
+
+
 def _service_rank(candidate: Candidate) -> int:
     return int(_ev(candidate).service)
 
@@ -714,7 +753,8 @@ def _fit_rank(candidate: Candidate) -> int:
 
 
 # What tells candidates of one title match apart, in order; the streaming service
-# only among otherwise equal ones.
+# only among otherwise equal ones. The first three are facts of the files, never
+# outweighed by popularity.
 _TIE_BREAKERS: tuple[tuple[str, Callable[[Candidate], int]], ...] = (
     ("aired", _aired_rank),
     ("episode", _episode_rank),
@@ -722,8 +762,10 @@ _TIE_BREAKERS: tuple[tuple[str, Callable[[Candidate], int]], ...] = (
     ("country", _country_rank),
     ("language", _language_rank),
     ("seasons", _fit_rank),
+    ("article", _article_rank),
     ("service", _service_rank),
 )
+_DECISIVE = ("aired", "episode", "seasons")
 
 
 def _popular(candidates: Sequence[Candidate]) -> float:

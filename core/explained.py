@@ -19,6 +19,8 @@ from core.titles import ARTICLES, compact, title_key
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _SUBTITLE = re.compile(r"\s*[:~]\s*|\s+[-–—]\s+")
 _SEASON_WORDS = frozenset({"season", "series", "saison", "staffel", "temporada", "сезон", "cour"})
+# Words a season's name shares with many others: never what tells seasons apart.
+_COMMON = _SEASON_WORDS | {"final", "chapter", "part", "story", "special", "return", "world"}
 
 
 class Named(Protocol):
@@ -65,9 +67,29 @@ def explain(
     season = season_named(rest, seasons)
     if season is not None:
         return Explanation(season=season)
-    if any(_same(key, name) for name in other_names):
-        return Explanation(season_words=words)  # an alternative title names it
+    if any(_same(key, name) for name in other_names):  # an alternative title names it
+        season = _season_sharing_a_name(rest, seasons, main_names)
+        if season is not None:
+            return Explanation(season=season)
+        return Explanation(season_words=words)
     return Explanation(unexplained=words)
+
+
+def _season_sharing_a_name(
+    words: Sequence[str], seasons: Sequence[Named] | None, show_names: Sequence[str]
+) -> int | None:
+    """The one season whose name shares a proper name with ``words``: a romanized
+    alternative title and TMDB's English season name keep the names of people and
+    places ("Hashira Geiko-hen" and "Hashira Training Arc"). None when no season or
+    more than one does."""
+    own = {w for name in show_names for w in title_key(name).split()}
+    names = {w for w in words if len(w) >= 5 and not w.isdigit()} - own - _COMMON
+    sharing = {
+        s.number
+        for s in seasons or ()
+        if s.number > 0 and s.name and names & set(title_key(s.name).split())
+    }
+    return sharing.pop() if len(sharing) == 1 else None
 
 
 def _same(key: list[str], name: str) -> bool:

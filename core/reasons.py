@@ -56,6 +56,7 @@ TEMPLATES: Mapping[str, str] = {
     "auto.year": N_("Picked on its own: the year in the name matches."),
     "auto.country": N_("Picked on its own: the country in the name matches."),
     "auto.language": N_("Picked on its own: the language in the name is its original language."),
+    "auto.article": N_("Picked on its own: the name spells its title as it is, article or not."),
     "auto.service": N_("Picked on its own: the streaming service in the name shows it."),
     "auto.episode": N_("Picked on its own: only its episode has the name the release gives it."),
     "auto.aired": N_("Picked on its own: only it aired an episode on the date in the name."),

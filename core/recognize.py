@@ -55,7 +55,10 @@ class RecognizedFile:
     season: int | None
     episodes: tuple[int, ...]
     language: str | None  # ISO 639-1, subtitles only
-    flags: tuple[str, ...]  # subtitles: "forced", "sdh", "default"
+    # subtitles: "forced", "sdh", "default"; videos: "added" — a title a box's name
+    # adds after "+" ("Firefly (2002) + Serenity (2005)"): a special of the show when
+    # TMDB lists it by that name, else a film of its own, skipped.
+    flags: tuple[str, ...]
     video: str | None = None  # the video a subtitle belongs to
     reason: str = ""
     date: datetime.date | None = None
@@ -179,10 +182,12 @@ def recognize(
         seasons = {numbers[0] for numbers in natural.values() if numbers is not None}
         if len(seasons) == 1:
             season = seasons.pop()
+    added = _added_titles(torrent_name) if found_kind == "series" and not single else ()
     recognized = {
         path: replace(
             _video_file(path, natural[path], parses[path].date or base.date, hint, fixed, single),
             absolute=parses[path].absolute or (not parses[path].episodes and base.absolute),
+            flags=("added",) if _names_added(path, parses[path], added) else (),
         )
         for path in videos
     }
@@ -290,6 +295,28 @@ def _natural_numbers(
     # A dated file is numbered by its date, never by numbers of the torrent's name.
     episodes = parsed.episodes or (base.episodes if single and parsed.date is None else ())
     return season, episodes
+
+
+_PLUS = re.compile(r"\s\+\s|\.\+\.|\s\+(?=\S)|(?<=\S)\+\s")
+
+
+def _added_titles(torrent_name: str) -> tuple[str, ...]:
+    """The title keys a box's name adds after "+": "Breaking Bad S01-S05 + El Camino
+    (1080p …)" adds "el camino"."""
+    added = []
+    for part in _PLUS.split(torrent_name)[1:]:
+        title = parse_release(part).title
+        if title and (key := title_key(title)):
+            added.append(key)
+    return tuple(added)
+
+
+def _names_added(path: str, parsed: Parsed, added: Sequence[str]) -> bool:
+    """An unnumbered video whose file name holds a title the box's name adds."""
+    if not added or parsed.episodes or parsed.date is not None:
+        return False
+    words = f" {title_key(stem(path))} "
+    return any(f" {key} " in words for key in added)
 
 
 def _video_file(
@@ -449,7 +476,8 @@ def placed(
     it numbers without a season, or as season 1, is in that season. Subtitles follow
     their video. Without counts, or numbers beyond them, nothing moves; an ``SxxEyy``
     of another season never moves. ``listed``: (path, season, episode) of files
-    TMDB lists: a daily show's by its date, a special by its name."""
+    TMDB lists: a daily show's by its date, a special by its name. A title the box's
+    name adds that is none of them is skipped (flag "added")."""
     aired = {path: (season, episode) for path, season, episode in listed}
     files = [
         replace(f, season=own)
@@ -460,6 +488,15 @@ def placed(
     files = [
         replace(f, season=aired[key][0], episodes=(aired[key][1],))
         if not f.episodes and (key := f.path if f.role == "video" else f.video) in aired
+        else f
+        for f in files
+    ]
+    films = {
+        f.path for f in files if f.role == "video" and "added" in f.flags and not f.episodes
+    }  # not a special TMDB lists by its name: a film of its own, with its subtitles
+    files = [
+        replace(f, role="skip", reason="a film the box's name adds")
+        if f.path in films or (f.role == "subtitle" and f.video in films)
         else f
         for f in files
     ]

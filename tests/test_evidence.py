@@ -478,3 +478,66 @@ def test_the_final_season_is_the_last_one() -> None:
     assert accepted(decision) == "1429"
     assert decision.candidates[0].evidence is not None
     assert decision.candidates[0].evidence.season == 4
+
+
+@pytest.mark.parametrize(("tag", "expected"), [("ko", "2"), ("fr", None)])
+def test_a_language_shows_are_rarely_dubbed_into_outweighs_popularity(
+    tag: str, expected: str | None
+) -> None:
+    # KOREAN names the Korean show's own language; FRENCH may be a dub of the famous one.
+    found = [
+        show("1", "Harbor Lights", 2011, 200),
+        replace(show("2", "Harbor Lights", 2018, 15, countries=("KR",)), language="ko"),
+        replace(show("3", "Harbor Lights", 2020, 12, countries=("FR",)), language="fr"),
+    ]
+    query = replace(series("Harbor Lights", None, (1, 5)), language=tag)
+    decision = decide(query, found, AUTO)
+    assert accepted(decision) == expected
+    assert decision.rule == ("language" if expected else "ambiguous")
+
+
+def test_a_title_spelled_without_the_article_is_the_one_without_it() -> None:
+    found = [show("1", "The Night Ward", 2006, 20), show("2", "Night Ward", 2022, 15)]
+    decision = decide(series("Night Ward", None, (1, 2)), found, AUTO)
+    assert accepted(decision) == "2"
+    assert decision.rule == "article"
+    assert accepted(decide(series("The Night Ward", None, (1, 2)), found, AUTO)) == "1"
+
+
+def test_an_alternative_titles_subtitle_sharing_a_name_with_one_season_is_that_season() -> None:
+    named = (
+        Season(1, 24, 2018, "Season 1"),
+        Season(2, 11, 2021, "Crimson Harbor Arc"),
+        Season(3, 8, 2023, "Tenkuu Training Arc"),
+    )
+    blade = replace(
+        show("1", "Blade of the Moon", 2018, 80),
+        seasons=named,
+        names=(
+            "Tsuki no Tsurugi",
+            "Tsuki no Tsurugi: Tenkuu Keiko-hen",
+            "Tsuki no Tsurugi: Akai-hen",
+        ),
+    )
+    shared = decide(series("Tsuki no Tsurugi - Tenkuu Keiko-hen", None, (None, 5)), [blade], AUTO)
+    assert shared.candidates[0].evidence is not None
+    assert shared.candidates[0].evidence.season == 3
+    none = decide(series("Tsuki no Tsurugi - Akai-hen", None, (None, 5)), [blade], AUTO)
+    assert none.candidates[0].evidence is not None
+    assert none.candidates[0].evidence.season is None
+    assert none.candidates[0].evidence.season_words == "akai hen"
+
+
+def test_the_one_video_in_a_specials_folder_of_a_show_with_one_special() -> None:
+    hours = show("1", "Office Hours", 2010, 35, seasons=((0, 1), (1, 3)))
+    box = ("Box/Series 1/01. Monday.avi", "Box/Special/Closing Time.avi")
+    query = Query(
+        "series", (Reading("Office Hours", 2010),), episodes=((1, 1, False),), unnumbered=box[1:]
+    )
+    evidence = decide(query, [hours], AUTO).candidates[0].evidence
+    assert evidence is not None
+    assert evidence.listed == ((box[1], 0, 1),)
+    two = replace(hours, seasons=(Season(0, 2, 2010), Season(1, 3, 2010)))
+    evidence = decide(query, [two], AUTO).candidates[0].evidence
+    assert evidence is not None
+    assert evidence.listed == ()  # which of two specials is not known: asked

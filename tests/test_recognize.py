@@ -921,6 +921,43 @@ def test_the_films_of_a_series_box_are_skipped() -> None:
     assert [f.role for f in alone.files] == ["video"]  # a torrent of films only keeps them
 
 
+def test_a_title_a_box_adds_is_a_special_by_its_name_or_else_skipped() -> None:
+    box = "Starfall (2003) + Starfall Rising (2006) 1080p"
+    files = [
+        TorrentFile(f"{box}/Starfall.S01E01.mkv", GB),
+        TorrentFile(f"{box}/Starfall.S01E02.Rising.Tide.mkv", GB),  # numbered: an episode
+        TorrentFile(f"{box}/Starfall Rising (2006)/Starfall.Rising.2006.mkv", 4 * GB),
+        TorrentFile(f"{box}/Starfall Rising (2006)/Starfall.Rising.2006.en.srt", 1000),
+    ]
+    found = recognize(box, files)
+    assert [f.flags for f in found.files if f.role == "video"] == [(), (), ("added",)]
+    laid = {
+        f.path.rsplit("/", 1)[1]: (f.role, f.season, f.episodes) for f in placed(found.files, None)
+    }
+    assert laid["Starfall.Rising.2006.mkv"][0] == laid["Starfall.Rising.2006.en.srt"][0] == "skip"
+    assert laid["Starfall.S01E02.Rising.Tide.mkv"] == ("video", 1, (2,))
+    assert unplaceable("series", placed(found.files, None), None) is None
+    special = (f"{box}/Starfall Rising (2006)/Starfall.Rising.2006.mkv", 0, 3)
+    (film,) = [f for f in placed(found.files, None, listed=[special]) if "added" in f.flags]
+    assert (film.role, film.season, film.episodes) == ("video", 0, (3,))  # TMDB's special
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "seasons"),
+    [
+        ("Sherlock.Series.1-4.1080p.BluRay.x264-GRP", "Sherlock", (1, 2, 3, 4)),
+        ("Peep Show Series 3 [DVDRip]", "Peep Show", (3,)),
+        ("Series.7.The.Contenders.2001.DVDRip", "Series 7 The Contenders", ()),  # a film's
+        ("A.Series.of.Unfortunate.Events.S01E01", "A Series of Unfortunate Events", (1,)),
+    ],
+)
+def test_a_british_series_number_after_a_title_is_a_season(
+    name: str, title: str, seasons: tuple[int, ...]
+) -> None:
+    parsed = parse_release(name)
+    assert (parsed.title, parsed.seasons) == (title, seasons)
+
+
 def test_a_sites_tag_in_brackets_does_not_make_an_anime_name() -> None:
     parsed = parse_release("[ACESSE SITE.COM] Round 6 1ª Temporada Completa 2021 1080p NF WEB-DL")
     assert (parsed.kind, parsed.title, parsed.season, parsed.episodes) == (

@@ -171,6 +171,7 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     episodes); the result then has that kind.
     """
     text = _TILDE_RANGE.sub("-", unicodedata.normalize("NFC", name).strip())
+    text = _BRITISH_SERIES.sub(_as_season, text)
     if not text:
         return Parsed("unknown", None, None, None, ())
     marker = _TV_SEASON.search(text)
@@ -225,6 +226,11 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
             episode_title=named_special.group(1),
         )
     return _in_folder(replace(parsed, country=country, title_with_year=title_with_year), folder)
+
+
+def _as_season(found: re.Match[str]) -> str:
+    gap, first, last = found.group(1), found.group(2), found.group(3)
+    return f"{gap}Season{gap}{first}" + (f"-{last}" if last else "")
 
 
 def identityless(name: str) -> bool:
@@ -590,6 +596,10 @@ _COMPLETE_AT_END = re.compile(r"(?i)(?<=\w)\s+complete$")
 _NAMED_SPECIAL = re.compile(
     r"(?i)\s+((?:christmas|xmas|holiday|halloween|easter|new\s+year'?s?|reunion|anniversary)"
     r"\s+special(?:\s+part\s+\d+)?)$"
+)
+# "Sherlock.Series.1-4", "Peep Show Series 3": a British season, after a title.
+_BRITISH_SERIES = re.compile(
+    r"(?i)(?<=[^\W_])([ ._])series[ ._](\d{1,2})(?:[ ._]?-[ ._]?(\d{1,2}))?(?![\d])"
 )
 _TV_SEASON = re.compile(r"(?i)[\[(]?(?<![a-z0-9])TV-(\d{1,2})(?![a-z0-9])[\])]?")
 _SEASON_FOLDER = re.compile(r"(?i)^(?:season|series|сезон)[\s._-]*(\d{1,2})$")
