@@ -35,6 +35,10 @@ TELEGRAM_MODES: tuple[TelegramMode, ...] = ("polling", "webhook")
 ADOPT_POLICIES: tuple[AdoptPolicy, ...] = ("category", "all", "none")
 LINK_MODES: tuple[LinkMode, ...] = ("hardlink", "symlink", "copy")
 CROSS_DEVICE_POLICIES: tuple[CrossDevice, ...] = ("fail", "copy")
+# A second copy of a movie or an episode the library holds: laid out beside it as a
+# version, in its place, or asked about (docs/library.md).
+Duplicates = Literal["version", "replace", "review"]
+DUPLICATES_POLICIES: tuple[Duplicates, ...] = ("version", "replace", "review")
 METADATA_PROVIDERS: tuple[MetadataProvider, ...] = ("tmdb", "none")
 
 # Every key can come from the environment as JELLYBIT_<SECTION>_<KEY> (``env_name``);
@@ -115,6 +119,7 @@ class LibrarySettings:
     shows: Path = Path("/media/shows")
     link_mode: LinkMode = "hardlink"
     cross_device: CrossDevice = "fail"
+    duplicates: Duplicates = "version"
 
 
 @dataclass(frozen=True)
@@ -606,6 +611,7 @@ def _library(s: _Section, base_dir: Path) -> LibrarySettings:
         shows=base_dir / s.get("shows", d.shows, _path),
         link_mode=s.get("link_mode", d.link_mode, _choice(LINK_MODES)),
         cross_device=s.get("cross_device", d.cross_device, _choice(CROSS_DEVICE_POLICIES)),
+        duplicates=s.get("duplicates", d.duplicates, _choice(DUPLICATES_POLICIES)),
     )
 
 

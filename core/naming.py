@@ -57,6 +57,9 @@ class Title:
     title: str
     year: int | None
     tmdb_id: int | None = None
+    # The library title's folder, fixed once chosen (``store.titles``): a renamed
+    # TMDB entry or another metadata language keeps laying out into it.
+    folder: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,9 @@ class LibraryFile:
     flags: tuple[str, ...] = ()
     video: str | None = None
     part: int | None = None
+    # Jellyfin's multiple versions: "Title (Year) [tmdbid-N] - 2160p.mkv" beside the
+    # first copy (a label of the release: edition, resolution, source).
+    version: str | None = None
 
 
 class DuplicateTargetError(AppError):
@@ -162,7 +168,10 @@ def _dotted(token: str) -> str:
 
 
 def folder_name(title: Title) -> str:
-    """``Title (Year) [tmdbid-N]``; the year and id only when known."""
+    """The title's own folder, else ``Title (Year) [tmdbid-N]`` (the year and id
+    only when known)."""
+    if title.folder is not None:
+        return sanitize_component(title.folder)
     return _fit(title.title, _title_tags(title), NAME_MAX_BYTES)
 
 
@@ -222,12 +231,16 @@ def _season_dirs(file: LibraryFile) -> tuple[str, ...]:
 
 def _video_stem(title: Title, file: LibraryFile) -> str:
     """The stem of the video's file name; a subtitle shares its video's stem."""
+    version = f" - {_clean(file.version)}" if file.version else ""
     if title.kind == "movie":
         part = f" - {part_word(file.video or file.source)}{file.part}" if file.part else ""
-        return _fit(title.title, _title_tags(title) + part, STEM_MAX_BYTES)
+        if title.folder is not None:  # Jellyfin's versions: the folder's name, exactly
+            return _fit(folder_name(title), version + part, STEM_MAX_BYTES)
+        return _fit(title.title, _title_tags(title) + version + part, STEM_MAX_BYTES)
     if file.episodes:
         season = 1 if file.season is None else file.season
-        return _fit(title.title, " " + episode_tag(season, file.episodes), STEM_MAX_BYTES)
+        tag = " " + episode_tag(season, file.episodes) + version
+        return _fit(title.title, tag, STEM_MAX_BYTES)
     own = PurePosixPath(file.video or file.source).stem
     return _fit(own, "", STEM_MAX_BYTES)
 
@@ -286,11 +299,65 @@ def plan_targets(
 
 
 def _with_parts(title: Title, files: list[LibraryFile]) -> list[LibraryFile]:
+    """The videos of a movie split into files get parts; editions of one film
+    (theatrical and director's cut) are versions, never parts: Jellyfin plays parts
+    one after the other."""
     videos = sorted((f for f in files if f.role == "video"), key=lambda f: natural_key(f.source))
     if title.kind != "movie" or len(videos) < 2 or any(v.part is not None for v in videos):
         return files  # one video, or parts the caller already chose
+    editions = {video.source: edition_label(video.source) for video in videos}
+    labelled = [label for label in editions.values() if label]
+    no_part_words = not any(_PART_WORD.search(video.source) for video in videos)
+    if no_part_words and len(labelled) >= len(videos) - 1 and len(set(labelled)) == len(labelled):
+        return [
+            replace(f, version=editions[f.source] or None) if f.source in editions else f
+            for f in files
+        ]
     parts = {video.source: number for number, video in enumerate(videos, start=1)}
     return [replace(f, part=parts[f.source]) if f.source in parts else f for f in files]
+
+
+_EDITION = re.compile(
+    r"(?i)(?<![a-z])(director'?s[ ._-]cut|extended(?:[ ._-](?:cut|edition))?|"
+    r"theatrical(?:[ ._-]cut)?|unrated|uncut|final[ ._-]cut|imax|remastered|"
+    r"special[ ._-]edition|criterion|"
+    r"ultimate[ ._-](?:cut|edition)|redux)(?![a-z])"
+)
+_RESOLUTION = re.compile(r"(?i)(?<![a-z0-9])(2160p|4k|uhd|1080[pi]|720p|576p|480p)(?![a-z0-9])")
+_SOURCE = re.compile(
+    r"(?i)(?<![a-z])(remux|blu-?ray|bdrip|brrip|web-?dl|webrip|web|hdtv|dvdrip|dvd)(?![a-z])"
+)
+_SOURCES = {"bluray": "BluRay", "blu-ray": "BluRay", "bdrip": "BDRip", "brrip": "BDRip"}
+_SOURCES |= {"web-dl": "WEB-DL", "webdl": "WEB-DL", "webrip": "WEBRip", "web": "WEB"}
+_SOURCES |= {"hdtv": "HDTV", "dvdrip": "DVDRip", "dvd": "DVD", "remux": "Remux"}
+
+
+def edition_label(name: str) -> str:
+    """The edition a release or file name says ("Director's Cut"), or ""."""
+    found = _EDITION.search(PurePosixPath(name).name)
+    return (
+        found.group(1).replace(".", " ").replace("_", " ").title().replace("'S", "'s")
+        if found
+        else ""
+    )
+
+
+def version_label(name: str) -> str:
+    """A version's label from a release name, as Jellyfin shows it: the edition,
+    the resolution and the source ("Director's Cut 2160p BluRay"); "" when it says
+    none of them."""
+    resolution = _RESOLUTION.search(name)
+    source = _SOURCE.search(name)
+    words = [
+        edition_label(name),
+        {"4k": "2160p", "uhd": "2160p"}.get(
+            resolution.group(1).casefold(), resolution.group(1).lower()
+        )
+        if resolution
+        else "",
+        _SOURCES[source.group(1).casefold()] if source else "",
+    ]
+    return " ".join(word for word in words if word)
 
 
 def _follow_video(subtitle: LibraryFile, videos: dict[str, LibraryFile]) -> LibraryFile:
@@ -300,7 +367,12 @@ def _follow_video(subtitle: LibraryFile, videos: dict[str, LibraryFile]) -> Libr
     if video is None:
         return subtitle
     return replace(
-        subtitle, season=video.season, episodes=video.episodes, part=video.part, video=video.source
+        subtitle,
+        season=video.season,
+        episodes=video.episodes,
+        part=video.part,
+        version=video.version,
+        video=video.source,
     )
 
 

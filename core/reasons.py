@@ -103,6 +103,19 @@ TEMPLATES: Mapping[str, str] = {
     "import.error": N_(
         "It could not be put in the library ({detail}). Fix that, then press Retry."
     ),
+    "import.merged": N_("Added {what} to {folder}."),
+    "import.version": N_("In the library as {folder}, beside the copy it had: {label}."),
+    "import.replaced": N_("In the library as {folder}, in place of the copy it had."),
+    "import.kept": N_("Not added: the library already has it in {folder}."),
+    "layout.in_library": N_(
+        "The library already has {target} (from “{other}”). Keep both, replace it, or skip "
+        "this copy."
+    ),
+    "layout.library_full": N_("The library folder {folder} is full: free space, then press Retry."),
+    "layout.not_writable": N_(
+        "jellybit may not write to the library folder {folder}: give it write access, then "
+        "press Retry."
+    ),
     "layout.duplicate": N_("{first} and {second} would both become {target}."),
     "layout.not_a_name": N_("{name} is not a file name."),
     "layout.outside_download": N_("{name} points outside the download."),

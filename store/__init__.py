@@ -12,6 +12,7 @@ from store.inbox import Inbox
 from store.outbox import Outbox
 from store.recognition import Recognitions
 from store.telegram import TelegramState
+from store.titles import Titles
 from store.tracking import Tracking
 
 
@@ -24,6 +25,7 @@ class Store:
     telegram: TelegramState
     recognitions: Recognitions
     inbox: Inbox
+    titles: Titles
 
     @classmethod
     async def open(cls, path: Path) -> Self:
@@ -37,6 +39,7 @@ class Store:
             telegram=TelegramState(db),
             recognitions=Recognitions(db),
             inbox=Inbox(db),
+            titles=Titles(db),
         )
 
     async def card(self, download_id: Id) -> DownloadCard | None:

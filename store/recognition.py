@@ -97,6 +97,19 @@ class FileLink:
     removed_at: str | None
 
 
+@dataclass(frozen=True)
+class HeldLink:
+    """A current link of another download at a path this one wants."""
+
+    link: FileLink
+    download_id: Id
+    download_name: str
+
+    @property
+    def target_path(self) -> str:
+        return self.link.target_path
+
+
 class Recognitions:
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -304,6 +317,22 @@ class Recognitions:
         """The download's links, oldest first; by default those not removed."""
         return await self._db.read(lambda conn: read_links(conn, download_id, current_only))
 
+    async def held_by_others(self, download_id: Id, targets: Sequence[str]) -> dict[str, HeldLink]:
+        """Current links of other downloads at any of ``targets``, by target."""
+        return await self._db.read(lambda conn: read_held(conn, download_id, targets))
+
+    async def title_targets(self, download_id: Id) -> list[str]:
+        """Where the other downloads of this download's title are linked."""
+        rows = await self._db.read(
+            lambda conn: conn.execute(
+                """SELECT l.target_path FROM file_link l JOIN download d ON d.id = l.download_id
+                WHERE l.removed_at IS NULL AND l.download_id != :id AND d.title_id =
+                    (SELECT title_id FROM download WHERE id = :id)""",
+                {"id": download_id},
+            ).fetchall()
+        )
+        return [row[0] for row in rows]
+
 
 # --- reads, run on the reader thread (``Database.read``) ----------------------
 
@@ -351,20 +380,41 @@ def read_links(conn: sqlite3.Connection, download_id: Id, current_only: bool) ->
           AND (:all = 1 OR removed_at IS NULL) ORDER BY id""",
         {"id": download_id, "all": 0 if current_only else 1},
     ).fetchall()
-    return [
-        FileLink(
-            id=Id(row["id"]),
-            batch_id=Id(row["apply_batch_id"]),
-            source_path=row["source_path"],
-            target_path=row["target_path"],
-            method=row["method"],
-            inode=row["inode"],
-            device=row["device"],
-            linked_at=row["linked_at"],
-            removed_at=row["removed_at"],
-        )
-        for row in rows
-    ]
+    return [_link(row) for row in rows]
+
+
+def _link(row: sqlite3.Row) -> FileLink:
+    return FileLink(
+        id=Id(row["id"]),
+        batch_id=Id(row["apply_batch_id"]),
+        source_path=row["source_path"],
+        target_path=row["target_path"],
+        method=row["method"],
+        inode=row["inode"],
+        device=row["device"],
+        linked_at=row["linked_at"],
+        removed_at=row["removed_at"],
+    )
+
+
+def read_held(
+    conn: sqlite3.Connection, download_id: Id, targets: Sequence[str]
+) -> dict[str, HeldLink]:
+    held: dict[str, HeldLink] = {}
+    for start in range(0, len(targets), 500):  # SQLite's limit on bound parameters
+        chunk = list(targets[start : start + 500])
+        rows = conn.execute(
+            f"""SELECT l.*, d.name AS download_name FROM file_link l
+            JOIN download d ON d.id = l.download_id
+            WHERE l.removed_at IS NULL AND l.download_id != ?
+              AND l.target_path IN ({",".join("?" * len(chunk))})""",
+            [download_id, *chunk],
+        ).fetchall()
+        for row in rows:
+            held[row["target_path"]] = HeldLink(
+                _link(row), Id(row["download_id"]), row["download_name"]
+            )
+    return held
 
 
 def _file(r: sqlite3.Row) -> StoredFile:

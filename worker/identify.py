@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from core.errors import RejectedError
 from core.evidence import (
     AiredEpisode,
     Candidate,
@@ -330,7 +331,11 @@ async def _details(kind: MediaKind, lookup: Lookup, found: "_Found") -> None:
     their seasons, decide what a search result alone cannot."""
     waiting = [c for c in found.weighed() if c.kind == kind and not found.detailed(c)]
     for candidate in waiting[:DETAILS]:
-        detailed = await lookup.details(candidate)
+        try:
+            detailed = await lookup.details(candidate)
+        except RejectedError:  # TMDB refuses this one (a bad id): the others decide
+            found.drop(candidate)
+            continue
         if detailed is None:
             return
         found.add([detailed], detailed=True)
@@ -349,7 +354,11 @@ async def _aired(query: Query, lookup: Lookup, found: "_Found") -> None:
         if show is None:
             return
         if not found.detailed(show):
-            detailed = await lookup.details(show)
+            try:
+                detailed = await lookup.details(show)
+            except RejectedError:  # TMDB refuses this one (a bad id): the others decide
+                found.drop(show)
+                continue
             if detailed is None:
                 return
             found.add([detailed], detailed=True)
@@ -415,13 +424,19 @@ async def _by_identifier(identifier: str, lookup: Lookup, found: "_Found") -> No
     scheme, _, value = identifier.partition(":")
     if scheme == "imdb":
         for candidate in (await lookup.find(value))[:2]:
-            detailed = await lookup.details(candidate)
+            try:
+                detailed = await lookup.details(candidate)
+            except RejectedError:
+                continue  # TMDB refuses it (a bad id): not evidence
             found.add([detailed or candidate], detailed=detailed is not None)
     elif scheme == "tmdb":
         section, _, number = value.partition("/")
         kind: MediaKind = "series" if section == "tv" else "movie"
         stub = Candidate("tmdb", number, kind, "", None, None, None, None, 0.0)
-        detailed = await lookup.details(stub)
+        try:
+            detailed = await lookup.details(stub)
+        except RejectedError:
+            return  # an id TMDB does not know (a typo in the .nfo): not evidence
         if detailed is not None:
             found.add([detailed], detailed=True)
 
@@ -463,6 +478,9 @@ class _Found:
                 self._detailed.add(key)
             else:
                 self._by_key.setdefault(key, candidate)
+
+    def drop(self, candidate: Candidate) -> None:
+        self._by_key.pop((candidate.kind, candidate.provider_id), None)
 
     def requery(self, query: Query) -> None:
         self._query = query

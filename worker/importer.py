@@ -10,8 +10,9 @@ the chat through the outbox.
 """
 
 import asyncio
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from common.logs import Logger, get_logger
@@ -20,18 +21,29 @@ from core.config import LibrarySettings
 from core.errors import ExternalError
 from core.ids import Id
 from core.models import Download, SnapshotChange, Transition
-from core.naming import DuplicateTargetError, LibraryFile, Title, folder_name, plan_targets
+from core.naming import (
+    DuplicateTargetError,
+    LibraryFile,
+    Title,
+    episode_tag,
+    folder_name,
+    plan_targets,
+    season_folder,
+    version_label,
+)
 from core.reasons import Reason, reason
 from core.recognize import RecognizedFile, Role, files_for
 from core.states import State
 from store import Store
-from store.recognition import FileLink, StoredCandidate, StoredFile, StoredRecognition
+from store.recognition import FileLink, HeldLink, StoredCandidate, StoredFile, StoredRecognition
+from store.titles import TitleOf
 from worker.jellyfin import JellyfinClient
 from worker.layout import (
     CrossDeviceError,
     EscapeError,
     LayoutError,
     Linked,
+    StorageError,
     check_target,
     link,
     resolve_source,
@@ -172,17 +184,18 @@ class Importer:
         chosen: StoredCandidate,
         log: Logger,
     ) -> None:
-        title = _title(chosen)
-        rows = await self._batch(download, recognition, chosen, log)
-        if rows is None:
+        title = await self._library_title(download, chosen)
+        planned = await self._batch(download, recognition, chosen, title, log)
+        if planned is None:
             return
+        rows, merged = planned
         if not rows:
             await self._move(download, State.REVIEW, reason("review.no_video"))
             return
         log = log.bind(batch_id=rows[0].batch_id if rows else None)
         try:
             linked = [await self._link(download, row) for row in rows if row.linked_at is None]
-        except CrossDeviceError as error:
+        except (CrossDeviceError, StorageError) as error:  # setup: fix it, press Retry
             await self._abandon(download, State.FAILED, error.reason, log)
             return
         except LayoutError as error:  # a conflict, an escape: the person decides
@@ -192,22 +205,45 @@ class Importer:
         targets = [row.target_path for row in rows]
         log.info("import.done", files=len(rows), methods=sorted(methods))
         await self._refresh_jellyfin(targets)
-        await self._move(download, State.DONE, _summary(title, methods, self._library.link_mode))
+        done = merged or _summary(title, methods, self._library.link_mode)
+        await self._move(download, State.DONE, done)
+
+    async def _library_title(self, download: Download, chosen: StoredCandidate) -> Title:
+        """The chosen candidate as the library's title: a title the library already
+        has keeps its folder, whatever the candidate's name is today."""
+        title = _title(chosen)
+        held = await self._store.titles.adopt(
+            download.id,
+            TitleOf(
+                kind=title.kind,
+                provider=chosen.provider,
+                provider_id=chosen.provider_id,
+                name=chosen.title,
+                year=chosen.year,
+                poster_path=chosen.poster_path,
+                overview=chosen.overview,
+            ),
+            folder_name(title),
+        )
+        return replace(title, folder=held.folder)
 
     async def _batch(
         self,
         download: Download,
         recognition: StoredRecognition,
         chosen: StoredCandidate,
+        title: Title,
         log: Logger,
-    ) -> list[FileLink] | None:
-        """The batch to apply: an unfinished one (a crash midway) is finished;
-        otherwise the previous one is undone (relink) and a new one planned."""
+    ) -> tuple[list[FileLink], Reason | None] | None:
+        """The batch to apply, and what the done message says when the download
+        merged into what the library had: an unfinished batch (a crash midway) is
+        finished; otherwise the previous one is undone (relink) and a new one
+        planned. None: the download went elsewhere (review, or done: skipped)."""
         links = await self._store.recognitions.links(download.id)
         batches = {row.batch_id for row in links if row.linked_at is None}
         if batches:
             batch = min(batches)
-            return [row for row in links if row.batch_id == batch]
+            return [row for row in links if row.batch_id == batch], None
         await self._undo(links, log)
         files, why = files_for(
             chosen.kind,
@@ -231,23 +267,73 @@ class Importer:
             for f in files
         ]
         try:
-            targets = plan_targets(
-                _title(chosen),
-                library_files,
-                movies=self._library.movies,
-                shows=self._library.shows,
+            targets = self._plan(title, library_files)
+            held = await self._store.recognitions.held_by_others(
+                download.id, [str(t) for t in targets.values()]
             )
+            merged = await self._merge(download, title, library_files, targets, held, log)
         except DuplicateTargetError as error:
             await self._move(download, State.REVIEW, error.reason)
             return None
+        if merged is None:
+            return None
+        targets, why = merged
         batch = await self._store.recognitions.plan_batch(
             download.id, [(source, str(target)) for source, target in targets.items()]
         )
-        return [
-            row
-            for row in await self._store.recognitions.links(download.id)
-            if row.batch_id == batch
-        ]
+        rows = [r for r in await self._store.recognitions.links(download.id) if r.batch_id == batch]
+        if not rows and why is not None:  # every file was already there: skipped
+            await self._move(download, State.DONE, why)
+            return None
+        return rows, why
+
+    def _plan(self, title: Title, files: Sequence[LibraryFile]) -> dict[str, Path]:
+        return plan_targets(title, files, movies=self._library.movies, shows=self._library.shows)
+
+    async def _merge(
+        self,
+        download: Download,
+        title: Title,
+        files: Sequence[LibraryFile],
+        targets: dict[str, Path],
+        held: Mapping[str, HeldLink],
+        log: Logger,
+    ) -> tuple[dict[str, Path], Reason | None] | None:
+        """The targets once what the library already holds is accounted for, by
+        ``library.duplicates`` (or the person's choice for this download): a version
+        beside it, in its place, asked, or skipped. New seasons and episodes simply
+        join the title's folder ("Added S02 to …"). None: asked (review)."""
+        folder = folder_name(title)
+        if not held:
+            others = await self._store.recognitions.title_targets(download.id)
+            added = _added(title, files, others)
+            merged = None if added is None else reason("import.merged", what=added, folder=folder)
+            return targets, merged
+        choice = (await self._store.recognitions.overrides(download.id)).get("duplicates")
+        policy = choice or self._library.duplicates
+        first = held[min(held)]
+        if policy == "review":
+            why = reason("layout.in_library", target=first.target_path, other=first.download_name)
+            await self._move(download, State.REVIEW, why)
+            return None
+        taken = {Path(t) for t in held}
+        if policy == "skip":
+            kept = {s: t for s, t in targets.items() if t not in taken}
+            return kept, None if kept else reason("import.kept", folder=folder)
+        if policy == "replace":
+            await self._undo([h.link for h in held.values()], log)
+            return targets, reason("import.replaced", folder=folder)
+        label = version_label(download.name) or "2"
+        for attempt in range(1, 10):
+            wanted = label if attempt == 1 else f"{label} {attempt}"
+            versioned = [
+                replace(f, version=wanted) if targets[f.source] in taken else f for f in files
+            ]
+            again = self._plan(title, versioned)
+            moved = [str(t) for s, t in again.items() if t != targets[s]]
+            if not await self._store.recognitions.held_by_others(download.id, moved):
+                return again, reason("import.version", folder=folder, label=wanted)
+        raise DuplicateTargetError(Path(first.target_path), first.download_name, download.name)
 
     async def _link(self, download: Download, row: FileLink) -> Linked:
         target = Path(row.target_path)
@@ -334,6 +420,19 @@ def _title(chosen: StoredCandidate) -> Title:
     if chosen.kind == "series":
         return Title(kind="series", title=chosen.title, year=chosen.year, tmdb_id=tmdb_id)
     return Title(kind="movie", title=chosen.title, year=chosen.year, tmdb_id=tmdb_id)
+
+
+def _added(title: Title, files: Sequence[LibraryFile], others: Sequence[str]) -> str | None:
+    """What a show's download adds to what the library had of it: its new seasons
+    ("S02"), else its episodes ("S01E05"); None when the title is new to the library."""
+    if title.kind != "series" or not others:
+        return None
+    had = {PurePosixPath(path).parent.name for path in others}
+    videos = [f for f in files if f.role == "video" and f.episodes]
+    seasons = sorted({1 if f.season is None else f.season for f in videos})
+    new = [f"S{n:02d}" for n in seasons if season_folder(n) not in had]
+    tags = new or [episode_tag(1 if f.season is None else f.season, f.episodes) for f in videos]
+    return ", ".join(tags[:5]) + (" …" if len(tags) > 5 else "") if tags else None
 
 
 def _summary(title: Title, methods: set[str], mode: str) -> Reason:

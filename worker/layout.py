@@ -43,6 +43,26 @@ class EscapeError(LayoutError):
     code = "layout_escape"
 
 
+class StorageError(LayoutError):
+    """The library's disk is full or may not be written: a setup problem the person
+    fixes, then presses Retry (the title chosen is kept)."""
+
+    code = "layout_storage"
+
+
+# Errors that say the library folder is full or closed to jellybit.
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+_CLOSED = frozenset({errno.EACCES, errno.EROFS})
+
+
+def _storage(folder: Path, error: OSError) -> StorageError | None:
+    if error.errno in _FULL:
+        return StorageError(reason("layout.library_full", folder=str(folder)))
+    if error.errno in _CLOSED:
+        return StorageError(reason("layout.not_writable", folder=str(folder)))
+    return None
+
+
 class ConflictError(LayoutError):
     """A different file is at the target; it is left untouched."""
 
@@ -262,10 +282,14 @@ def _linked(method: Literal["hardlink", "symlink", "copy"], target: Path) -> Lin
 
 
 def _cannot_write(folder: Path, error: OSError) -> LayoutError:
+    if (storage := _storage(folder, error)) is not None:
+        return storage
     return LayoutError(reason("layout.cannot_write", folder=str(folder), error=str(error.strerror)))
 
 
 def _cannot_place(source: Path, target: Path, method: str, error: OSError) -> LayoutError:
+    if (storage := _storage(target.parent, error)) is not None:
+        return storage
     why = reason(
         "layout.cannot_place",
         source=str(source),

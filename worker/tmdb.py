@@ -117,7 +117,7 @@ class TmdbClient:
         answer = await self._get(f"{path}/{number}", params, f"{path}_details")
         found = _candidate(kind, answer)
         if found is None:
-            raise UnreachableError(SYSTEM, "details answer without a valid id")
+            raise RejectedError(SYSTEM, "details answer without a valid id")
         return _detailed(found, answer)
 
     async def find(self, imdb_id: str) -> list[Candidate]:
