@@ -42,7 +42,9 @@ from core.titles import fold, title_key
 
 __all__ = ["FileRole", "Kind", "MediaKind", "Parsed", "Role", "TorrentFile"]
 
-OVERRIDE_FIELDS = frozenset({"kind", "title", "year", "season", "episode_offset"})
+OVERRIDE_FIELDS = frozenset({"kind", "title", "year", "season", "episode_offset", "duplicates"})
+# What the person chose for a copy of what the library holds (read by the importer).
+DUPLICATE_CHOICES = ("version", "replace", "skip")
 _OVERRIDE_RANGES = {"year": (1800, 2200), "season": (0, 999), "episode_offset": (-9999, 9999)}
 MAX_TITLE_OVERRIDE = 300
 _PART = re.compile(r"(?i)(?:^|[\s._\-\[(])(?:cd|dis[ck]|part|pt)[\s._\-]?(\d{1,2})(?![\d])")
@@ -390,6 +392,11 @@ def _read_overrides(overrides: Mapping[str, str]) -> _Overrides:
     kind = overrides.get("kind")
     if kind is not None and kind not in ("movie", "series"):
         raise InvalidInputError(f"kind must be movie or series, got {kind!r}")
+    duplicates = overrides.get("duplicates")
+    if duplicates is not None and duplicates not in DUPLICATE_CHOICES:
+        raise InvalidInputError(
+            f"duplicates must be one of {DUPLICATE_CHOICES}, got {duplicates!r}"
+        )
     title = overrides.get("title")
     if title is not None and len(title) > MAX_TITLE_OVERRIDE:
         raise InvalidInputError(f"title is longer than {MAX_TITLE_OVERRIDE} characters")

@@ -15,6 +15,7 @@ from core.naming import (
     sanitize_component,
     sanitize_filename,
     target_path,
+    version_label,
 )
 
 MOVIES = Path("/media/movies")
@@ -271,3 +272,62 @@ def test_plan_gives_the_only_video_its_unnamed_subtitles() -> None:
 def test_plan_refuses_two_videos_at_one_path() -> None:
     with pytest.raises(DuplicateTargetError, match=r"a\.mkv and b\.mkv"):
         plan_targets(LOST, [video("a.mkv", 1, 1), video("b.mkv", 1, 1)], movies=MOVIES, shows=SHOWS)
+
+
+def test_a_titles_folder_is_kept_and_a_version_follows_its_name_exactly() -> None:
+    renamed = Title("movie", "Дюна", 2021, 438631, folder="Dune (2021) [tmdbid-438631]")
+    video = LibraryFile("Dune.2160p.mkv", "video", version="2160p BluRay")
+    subtitle = LibraryFile("Dune.2160p.en.srt", "subtitle", language="en", video="Dune.2160p.mkv")
+    plan = plan_targets(renamed, [video, subtitle], movies=Path("/m"), shows=Path("/s"))
+    folder = Path("/m/Dune (2021) [tmdbid-438631]")
+    assert plan == {
+        "Dune.2160p.mkv": folder / "Dune (2021) [tmdbid-438631] - 2160p BluRay.mkv",
+        "Dune.2160p.en.srt": folder / "Dune (2021) [tmdbid-438631] - 2160p BluRay.en.srt",
+    }
+    episode = LibraryFile("e.mkv", "video", season=1, episodes=(1,), version="720p")
+    show = Title("series", "Тьма", 2017, 70523, folder="Dark (2017) [tmdbid-70523]")
+    assert target_path(show, episode, movies=Path("/m"), shows=Path("/s")) == Path(
+        "/s/Dark (2017) [tmdbid-70523]/Season 01/Тьма S01E01 - 720p.mkv"
+    )
+
+
+def test_editions_of_one_film_are_versions_and_parts_stay_parts() -> None:
+    film = Title("movie", "Blade Runner", 1982, 78)
+    editions = [
+        LibraryFile("BR/Blade.Runner.Theatrical.Cut.mkv", "video"),
+        LibraryFile("BR/Blade.Runner.Final.Cut.mkv", "video"),
+        LibraryFile("BR/Blade.Runner.mkv", "video"),  # the plain one: the default version
+    ]
+    names = sorted(
+        p.name for p in plan_targets(film, editions, movies=Path("/m"), shows=Path("/s")).values()
+    )
+    assert names == [
+        "Blade Runner (1982) [tmdbid-78] - Final Cut.mkv",
+        "Blade Runner (1982) [tmdbid-78] - Theatrical Cut.mkv",
+        "Blade Runner (1982) [tmdbid-78].mkv",
+    ]
+    parts = [
+        LibraryFile("BR/Blade.Runner.CD1.mkv", "video"),
+        LibraryFile("BR/Blade.Runner.CD2.mkv", "video"),
+    ]
+    names = sorted(
+        p.name for p in plan_targets(film, parts, movies=Path("/m"), shows=Path("/s")).values()
+    )
+    assert names == [
+        "Blade Runner (1982) [tmdbid-78] - cd1.mkv",
+        "Blade Runner (1982) [tmdbid-78] - cd2.mkv",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [
+        ("Dune.Part.Two.2024.2160p.UHD.BluRay.x265-GRP", "2160p BluRay"),
+        ("Blade.Runner.1982.Final.Cut.1080p.BluRay", "Final Cut 1080p BluRay"),
+        ("Aliens.1986.Special.Edition.720p.WEB-DL", "Special Edition 720p WEB-DL"),
+        ("Фильм (2010) [4K]", "2160p"),
+        ("Nothing.Said", ""),
+    ],
+)
+def test_a_versions_label_comes_from_the_release(name: str, label: str) -> None:
+    assert version_label(name) == label

@@ -96,6 +96,22 @@ class Actions:
         current = await self._store.downloads.get_download(download.id)
         return RetryResult(current, queued=added.outcome == "queued")
 
+    async def resolve_duplicate(self, download_id: Id, choice: str) -> Download:
+        """The person's answer to "the library already has it" (``layout.in_library``):
+        keep both (``version``), ``replace`` it, or ``skip`` this copy; laid out again
+        with the title already chosen."""
+        check_overrides({"duplicates": choice})
+        download = await self._store.downloads.get_download(download_id)
+        if download.state != State.REVIEW:
+            raise InvalidTransitionError(download.id, download.state, State.IMPORTING)
+        await self._store.recognitions.set_overrides(download.id, {"duplicates": choice})
+        moved = await self._store.downloads.move(
+            download.id, State.IMPORTING, reason=reason("person.picked"), expected={State.REVIEW}
+        )
+        for_download(download.id).info("download.duplicate_resolved", choice=choice)
+        self._wake_importer()
+        return moved
+
     async def decide(self, download_id: Id, candidate_id: Id) -> Download:
         """The person picked a title: a download in review is laid out with it, a
         done one is relinked with it. An unknown candidate is a ``NotFoundError``."""

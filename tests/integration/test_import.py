@@ -21,6 +21,7 @@ from store.migrate import migrate
 from tests.integration.conftest import Running, eventually, library_in, settings_for
 from tests.integration.test_downloads import MiB, history
 from tests.support.jellyfin import FakeJellyfin
+from tests.support.mounts import resize, tmpfs
 from tests.support.qbittorrent import QbtInstance
 from tests.support.tmdb import FakeTmdb
 from tests.support.torrents import MadeTorrent, magnet_for, make_content, make_torrent, seed
@@ -110,6 +111,39 @@ async def test_a_movie_with_subtitles_is_hardlinked_into_the_library(
         "importing",
         "done",
     ]
+
+
+async def test_a_full_library_fails_with_its_reason_and_retry_after_the_fix_lands_it(
+    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    made = torrent_of(tmp_path, seeder, "Arrival.2016.1080p.WEB-DL", ["Arrival.2016.1080p.mkv"])
+    with tmpfs(tmp_path / "small", size="1m") as small:  # the 3 MiB film does not fit
+        library = library_in(small, link_mode="copy")
+        running, stop, task = await start(qbt, tmp_path, library=library)
+        try:
+            failed = await download_and_wait(running, made, seeder, State.FAILED)
+            assert failed.error is not None
+            assert failed.error.code == "layout.library_full"
+            assert list(small.rglob("*.mkv")) == []
+            picked = await running.store.recognitions.current(failed.id)
+            resize(small, "64m")  # space freed
+            await running.engine.cases.actions.retry(failed.id)
+            done = await eventually(
+                lambda: _in_state(running, failed.id, State.DONE), within=40, what="done"
+            )
+            (video,) = small.rglob("*.mkv")
+            assert video.name == "Arrival (2016).mkv"
+            assert await running.store.recognitions.current(done.id) == picked  # kept, not redone
+            assert (await history(running.store, done.id))[-4:] == [
+                "failed",
+                "accepted",
+                "importing",
+                "done",
+            ]
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, timeout=10)
+            await running.store.close()
 
 
 async def test_a_season_pack_becomes_episodes(

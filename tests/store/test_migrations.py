@@ -315,3 +315,66 @@ def test_english_reasons_become_codes(tmp_path: Path) -> None:
     assert query(path, "SELECT error FROM download") == [
         (reason("qbt.no_progress", seconds=21600).dumps(),)
     ]
+
+
+def test_titles_are_backfilled_from_chosen_candidates_and_the_folders_in_use(
+    tmp_path: Path,
+) -> None:
+    """0011: a database of done downloads upgrades in place: one title per provider
+    id, its folder the one the links already use, every link kept."""
+    path = tmp_path / "v10.db"
+    migrate(path, available_migrations()[:10])
+    conn = sqlite3.connect(path)
+    now = "2025-03-01T10:00:00Z"
+    shows = "/media/shows/Тьма (2017) [tmdbid-70523]"
+    rows = [  # download, name, candidate kind, title (as TMDB named it then), target
+        ("d1", "Dune.2021", "movie", "Дюна", "/media/movies/Дюна (2021) [tmdbid-438631]/D.mkv"),
+        ("d2", "Dark.S01", "series", "Тьма", f"{shows}/Season 01/Тьма S01E01.mkv"),
+        ("d3", "Dark.S02", "series", "Dark", f"{shows}/Season 02/Dark S02E01.mkv"),
+        ("d4", "Dune.2021.2160p", "movie", "Dune", None),  # chosen, never laid out
+    ]
+    for download, name, kind, title, target in rows:
+        tmdb = "438631" if kind == "movie" else "70523"
+        conn.execute(
+            "INSERT INTO download (id, name, state, source, source_ref, created_at, updated_at)"
+            " VALUES (?, ?, 'done', 'telegram', '', ?, ?)",
+            (download, name, now, now),
+        )
+        conn.execute(
+            "INSERT INTO recognition (id, download_id, kind, title, status, created_at)"
+            " VALUES (?, ?, ?, ?, 'auto', ?)",
+            (f"r{download}", download, kind, title, now),
+        )
+        conn.execute(
+            "INSERT INTO metadata_candidate (id, recognition_id, provider, provider_id, kind,"
+            " title, year, score, selected, created_at)"
+            " VALUES (?, ?, 'tmdb', ?, ?, ?, ?, 1.0, 1, ?)",
+            (
+                f"c{download}",
+                f"r{download}",
+                tmdb,
+                kind,
+                title,
+                2021 if kind == "movie" else 2017,
+                now,
+            ),
+        )
+        if target is not None:
+            conn.execute(
+                "INSERT INTO file_link (id, download_id, apply_batch_id, source_path, target_path,"
+                " created_at, linked_at) VALUES (?, ?, 'b', '/dl/x.mkv', ?, ?, ?)",
+                (f"l{download}", download, target, now, now),
+            )
+    conn.commit()
+    conn.close()
+    migrate(path)
+    titles = query(path, "SELECT kind, provider_id, folder FROM title ORDER BY kind")
+    assert titles == [
+        ("movie", "438631", "Дюна (2021) [tmdbid-438631]"),
+        ("series", "70523", "Тьма (2017) [tmdbid-70523]"),  # the folder in use, not "Dark …"
+    ]
+    by_download = dict(
+        query(path, "SELECT d.id, t.provider_id FROM download d JOIN title t ON t.id = d.title_id")
+    )
+    assert by_download == {"d1": "438631", "d2": "70523", "d3": "70523", "d4": "438631"}
+    assert query(path, "SELECT count(*) FROM file_link WHERE removed_at IS NULL") == [(3,)]
