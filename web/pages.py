@@ -68,6 +68,10 @@ def setup(app: web.Application) -> None:
     app.middlewares.append(_refusals)
     app.router.add_get("/download/{id}", _with_card(card_page))
     app.router.add_post("/download/{id}/{action:retry|relink|cancel}", _with_download(act, CARD))
+    app.router.add_post(
+        "/download/{id}/duplicate/{choice:version|replace|skip}",
+        _with_download(resolve_duplicate, CARD),
+    )
     app.router.add_get("/review/{id}", _with_card(review_page))
     app.router.add_post("/review/{id}", decide)
     app.router.add_post("/review/{id}/search-pick", _with_download(search_pick, REVIEW))
@@ -427,6 +431,9 @@ def _list_url(query: str, state: str, before: Id | None) -> str:
 
 async def card_page(page: Page, card: DownloadCard) -> web.StreamResponse:
     download, recognition = card.download, card.recognition
+    asked = card.history[-1].reason if card.history else None
+    in_review = download.state == State.REVIEW
+    duplicate = asked if in_review and asked and asked.code == "layout.in_library" else None
     return page.render(
         "card.html",
         d=download,
@@ -434,7 +441,9 @@ async def card_page(page: Page, card: DownloadCard) -> web.StreamResponse:
         numbers=progress_text(page.tx, download),
         actions=_actions(page.tx, download.state),
         can_cancel=download.state in ACTIVE,
-        can_review=download.state in PICKABLE,
+        can_review=download.state in PICKABLE and duplicate is None,
+        duplicate=duplicate,
+        duplicate_choices=_duplicate_choices(page.tx),
         links=card.links,
         rec=recognition,
         chosen=recognition.chosen() if recognition else None,
@@ -453,6 +462,20 @@ def _actions(tx: Texts, state: State) -> list[tuple[Action, str]]:
     if state == State.DONE:
         actions.append(("relink", tx.plain("Relink")))
     return actions
+
+
+def _duplicate_choices(tx: Texts) -> list[tuple[str, str]]:
+    return [
+        ("version", tx.plain("Keep both")),
+        ("replace", tx.plain("Replace it")),
+        ("skip", tx.plain("Skip this copy")),
+    ]
+
+
+async def resolve_duplicate(page: Page, download: Download) -> web.StreamResponse:
+    """The library already has it: the person's answer (``Actions.resolve_duplicate``)."""
+    await page.deps.cases.actions.resolve_duplicate(download.id, page.request.match_info["choice"])
+    raise _card(download.id, done="decide")
 
 
 async def act(page: Page, download: Download) -> web.StreamResponse:

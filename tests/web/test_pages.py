@@ -23,7 +23,7 @@ from core.evidence import Evidence
 from core.ids import new_id
 from core.links import DAY, verify_user_token
 from core.models import Download
-from core.reasons import Reason
+from core.reasons import Reason, reason
 from core.states import State
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
@@ -696,3 +696,31 @@ async def test_the_card_says_why_a_title_was_taken(store: Store, client: Client)
     text = await (await client.get(card(download.id))).text()
     assert "Picked on its own: the year in the name matches." in text
     assert "✓ same title · ✓ same year · 3.4× as popular" in text
+
+
+async def test_the_card_asks_what_to_do_with_a_copy_the_library_has(
+    store: Store, client: Client
+) -> None:
+    download = await new_download(store, "Dune.2021.2160p", state=State.IMPORTING)
+    asked = reason("layout.in_library", target="/media/movies/Dune/Dune.mkv", other="Dune.1080p")
+    await store.downloads.move(download.id, State.REVIEW, reason=asked)
+    text = await (await client.get(card(download.id))).text()
+    assert "The library already has /media/movies/Dune/Dune.mkv (from “Dune.1080p”)." in text
+    for choice in ("version", "replace", "skip"):
+        assert f'action="/download/{download.id}/duplicate/{choice}"' in text
+    assert f'href="/review/{download.id}"' not in text  # the title is right: no new pick
+    response = await client.post(
+        f"{card(download.id)}/duplicate/replace",
+        data={"csrf": csrf_for(client)},
+        allow_redirects=False,
+    )
+    assert response.status == 303
+    assert (await store.downloads.get_download(download.id)).state == State.IMPORTING
+    assert await store.recognitions.overrides(download.id) == {"duplicates": "replace"}
+    again = await client.post(
+        f"{card(download.id)}/duplicate/replace",
+        data={"csrf": csrf_for(client)},
+        allow_redirects=False,
+    )
+    assert again.status == 303  # outdated: back to the card, nothing changed
+    assert "error=invalid_transition" in again.headers["Location"]
