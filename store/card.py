@@ -9,6 +9,7 @@ from store.download_rows import read_download
 from store.downloads import read_transitions
 from store.recognition import FileLink, StoredRecognition, read_current, read_links, read_overrides
 from store.telegram import read_hints
+from store.titles import LibraryTitle, read_title
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,7 @@ class DownloadCard:
     hints: list[str]
     overrides: dict[str, str]
     history: list[StateTransition]
+    title: LibraryTitle | None  # the library title it was laid out as
 
 
 def read_card(conn: sqlite3.Connection, download_id: Id) -> DownloadCard | None:
@@ -32,4 +34,12 @@ def read_card(conn: sqlite3.Connection, download_id: Id) -> DownloadCard | None:
         hints=read_hints(conn, download_id),
         overrides=read_overrides(conn, download_id),
         history=read_transitions(conn, download_id),
+        title=_title(conn, download_id),
     )
+
+
+def _title(conn: sqlite3.Connection, download_id: Id) -> LibraryTitle | None:
+    row = conn.execute(
+        "SELECT title_id FROM download WHERE id = :id", {"id": download_id}
+    ).fetchone()
+    return None if row is None or row[0] is None else read_title(conn, Id(row[0]))

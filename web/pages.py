@@ -72,6 +72,8 @@ def setup(app: web.Application) -> None:
         "/download/{id}/duplicate/{choice:version|replace|skip}",
         _with_download(resolve_duplicate, CARD),
     )
+    app.router.add_get("/library", library_page)
+    app.router.add_get("/title/{id}", title_page)
     app.router.add_get("/review/{id}", _with_card(review_page))
     app.router.add_post("/review/{id}", decide)
     app.router.add_post("/review/{id}/search-pick", _with_download(search_pick, REVIEW))
@@ -426,6 +428,57 @@ def _list_url(query: str, state: str, before: Id | None) -> str:
     return f"/?{text}" if text else "/"
 
 
+# --- the library ----------------------------------------------------------------
+
+
+async def library_page(request: web.Request) -> web.StreamResponse:
+    """The titles the library holds, by name, searchable, a page at a time."""
+    page = await Page.of(request)
+    query = request.query.get("q", "").strip()[:200]
+    offset = ascii_int(request.query.get("from", "0"), 9) or 0
+    found = await page.deps.store.titles.list(query, offset=offset, limit=PAGE_SIZE + 1)
+    params = {"q": query} if query else {}
+    more = urlencode({**params, "from": offset + PAGE_SIZE}) if len(found) > PAGE_SIZE else None
+    return page.render(
+        "library.html",
+        rows=found[:PAGE_SIZE],
+        query=query,
+        more=f"/library?{more}" if more else None,
+        first=f"/library?{urlencode(params)}" if offset else None,
+    )
+
+
+async def title_page(request: web.Request) -> web.StreamResponse:
+    """One title: its versions, or its seasons' episodes (present, missing, held
+    twice), and the downloads that supplied it."""
+    title_id = parse_id(request.match_info["id"])
+    if title_id is None:
+        return await _not_an_id(request)
+    page = await Page.of(request)
+    inventory = await page.deps.store.titles.inventory(title_id)
+    if inventory is None:
+        return await render_refusal(request, 404, page.tx)
+    grid = inventory.episodes()
+    seasons = [
+        (
+            season.number,
+            [(n, grid.get(season.number, {}).get(n, [])) for n in range(1, season.episodes + 1)],
+        )
+        for season in inventory.seasons
+        if season.number > 0 or grid.get(0)
+    ]
+    counted = {number for number, _ in seasons}
+    seasons += [(n, sorted(grid[n].items())) for n in sorted(grid) if n not in counted]
+    return page.render(
+        "title.html",
+        t=inventory.title,
+        poster=page.fmt.poster(inventory.title.poster_path),
+        files=inventory.files,
+        seasons=seasons,
+        downloads=inventory.downloads,
+    )
+
+
 # --- the card -------------------------------------------------------------------
 
 
@@ -450,6 +503,7 @@ async def card_page(page: Page, card: DownloadCard) -> web.StreamResponse:
         hints=card.hints,
         overrides=card.overrides,
         history=card.history,
+        title=card.title,
         category=page.deps.settings.qbittorrent.category,
     )
 
