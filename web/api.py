@@ -189,12 +189,12 @@ def _deps(request: web.Request) -> WebDeps:
 # --- input --------------------------------------------------------------------------
 
 
-def _path_id(request: web.Request) -> Id:
+def _path_id(request: web.Request, what: str = "download") -> Id:
     """The ``{id}`` of the path; a 404 — before any query — when it is not an id."""
-    download_id = parse_id(request.match_info["id"])
-    if download_id is None:
-        raise _not_found(f"download {request.match_info['id']!r}")
-    return download_id
+    found = parse_id(request.match_info["id"])
+    if found is None:
+        raise _not_found(f"{what} {request.match_info['id']!r}")
+    return found
 
 
 def _query(request: web.Request, allowed: Collection[str] = ()) -> MultiMapping[str]:
@@ -334,6 +334,33 @@ async def _list_downloads(request: web.Request) -> web.Response:
     return _answer(
         wire.DownloadPage(items=[wire.Download.of(d) for d in page], next_before=next_before)
     )
+
+
+async def _list_titles(request: web.Request) -> web.Response:
+    """List and search the library's titles, by name."""
+    query = _query(request, ("q", "limit", "offset"))
+    text = _single(query, "q") or ""
+    if len(text) > MAX_QUERY_CHARS:
+        raise _invalid(f"q is at most {MAX_QUERY_CHARS} characters")
+    limit = _limit(_single(query, "limit"))
+    offset_text = _single(query, "offset")
+    offset = 0 if offset_text is None else ascii_int(offset_text, 9)
+    if offset is None:
+        raise _invalid("offset must be a whole number")
+    found = await _deps(request).store.titles.list(text, offset=offset, limit=limit + 1)
+    items = [wire.Title.of(row.title) for row in found[:limit]]
+    more = offset + limit if len(found) > limit else None
+    return _answer(wire.TitlePage(items=items, next_offset=more))
+
+
+async def _get_title(request: web.Request) -> web.Response:
+    """One title with what the library holds of it."""
+    title_id = _path_id(request, "title")
+    _query(request)
+    inventory = await _deps(request).store.titles.inventory(title_id)
+    if inventory is None:
+        raise _not_found(f"title {title_id}")
+    return _answer(wire.TitleWithInventory.of_inventory(inventory))
 
 
 async def _get_download(request: web.Request) -> web.Response:
@@ -495,6 +522,26 @@ _LIST_PARAMETERS: Final[tuple[Json, ...]] = (
 )
 
 
+_TITLE_PARAMETERS: Final[tuple[Json, ...]] = (
+    {
+        "name": "q",
+        "in": "query",
+        "description": "a part of the name",
+        "schema": {"type": "string", "maxLength": MAX_QUERY_CHARS},
+    },
+    {
+        "name": "limit",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
+    },
+    {
+        "name": "offset",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 0, "maximum": 999_999_999},
+    },
+)
+
+
 @dataclass(frozen=True)
 class _Route:
     """One operation: what ``setup`` routes and what the document says of it (the
@@ -568,6 +615,22 @@ ROUTES: Final = (
         "/downloads/{id}/cancel",
         _cancel,
         {**_ACTION, 422: _QBT_REFUSED, 502: _QBT_AUTH, 503: _QBT_DOWN},
+    ),
+    _Route(
+        "GET",
+        "/titles",
+        _list_titles,
+        {200: _Answer("a page of titles", wire.TitlePage), 404: _DISABLED},
+        query=_TITLE_PARAMETERS,
+    ),
+    _Route(
+        "GET",
+        "/titles/{id}",
+        _get_title,
+        {
+            200: _Answer("the title and its inventory", wire.TitleWithInventory),
+            404: _NOT_FOUND_OR_DISABLED,
+        },
     ),
     _Route(
         "POST",

@@ -16,6 +16,7 @@ from core.ids import Id, parse_id
 from core.infohash import Kind
 from core.states import State
 from core.torrent_file import MAX_TORRENT_BYTES
+from store import titles as library
 
 # A canonical id in either case (``core.ids.parse_id``): the first character
 # keeps the 48-bit time range, Crockford base32 has no I, L, O, U.
@@ -142,6 +143,73 @@ class DownloadPage(_Body):
     next_before: ApiId | None = Field(
         description="pass as `before` for the next page; null on the last page"
     )
+
+
+class Title(_Body):
+    """A title the library holds: one folder, whatever TMDB calls it today."""
+
+    id: ApiId
+    kind: Literal["movie", "series"]
+    provider: str
+    provider_id: str
+    name: str
+    year: int | None
+    folder: str
+    poster_path: str | None
+
+    @classmethod
+    def of(cls, title: library.LibraryTitle, **more: object) -> Self:
+        fields = ("id", "kind", "provider", "provider_id", "name", "year", "folder", "poster_path")
+        return cls.model_validate({name: getattr(title, name) for name in fields} | more)
+
+
+class TitlePage(_Body):
+    items: list[Title]
+    next_offset: Count | None = Field(
+        description="pass as `offset` for the next page; null on the last page"
+    )
+
+
+class HeldFile(_Body):
+    path: str
+    size: Count | None
+    download_id: ApiId
+    season: int | None
+    episodes: list[int]
+    label: str = Field(description='the version\'s label ("2160p BluRay"); "" for the first copy')
+
+
+class SeasonCount(_Body):
+    season: int
+    episodes: Count = Field(description="how many episodes TMDB lists")
+    present: list[int] = Field(description="the episodes the library holds")
+
+
+class TitleWithInventory(Title):
+    files: list[HeldFile]
+    seasons: list[SeasonCount]
+
+    @classmethod
+    def of_inventory(cls, inventory: library.Inventory) -> Self:
+        grid = inventory.episodes()
+        files = [
+            HeldFile(
+                path=f.target_path,
+                size=f.size,
+                download_id=f.download_id,
+                season=f.season,
+                episodes=list(f.episodes),
+                label=f.label,
+            )
+            for f in inventory.files
+        ]
+        seasons = [
+            SeasonCount(
+                season=s.number, episodes=s.episodes, present=sorted(grid.get(s.number, {}))
+            )
+            for s in inventory.seasons
+        ]
+        return cls.of(inventory.title, files=files, seasons=seasons)
 
 
 class CreateResult(_Body):

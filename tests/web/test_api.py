@@ -47,6 +47,7 @@ from store.migrate import migrate
 from store.recognition import StoredCandidate
 from tests.support.states import put_in_state
 from tests.support.torrents import make_content, make_torrent
+from tests.web.test_library_pages import a_library
 from web.api import MAX_LIMIT, openapi_document, setup
 from web.api_models import ID_PATTERN
 from web.app import WebDeps, build_web_app
@@ -703,3 +704,23 @@ async def test_schemathesis_finds_no_server_error_and_no_mismatch(api: Api, tmp_
     fuzzer = Fuzzer(base_url, ids, [candidate], magnets, [made.data])
     await asyncio.to_thread(fuzzer.run)
     assert fuzzer.calls >= EXAMPLES_PER_OPERATION * 7
+
+
+async def test_titles_are_listed_and_one_shows_its_inventory(api: Api) -> None:
+    dark, dune = await a_library(api.store)
+    listed = await (await api.client.get("/api/titles?limit=1", headers=AUTH)).json()
+    assert [t["id"] for t in listed["items"]] == [dark]
+    assert listed["next_offset"] == 1
+    rest = await (await api.client.get("/api/titles?offset=1", headers=AUTH)).json()
+    assert ([t["name"] for t in rest["items"]], rest["next_offset"]) == (["Dune"], None)
+    show = await (await api.client.get(f"/api/titles/{dark}", headers=AUTH)).json()
+    assert show["folder"] == "Dark (2017) [tmdbid-70523]"
+    assert show["seasons"] == [
+        {"season": 1, "episodes": 4, "present": [1, 2, 4]},
+        {"season": 2, "episodes": 3, "present": []},
+    ]
+    assert sorted(f["label"] for f in show["files"]) == ["", "", "", "720p"]
+    movie = await (await api.client.get(f"/api/titles/{dune}", headers=AUTH)).json()
+    assert [f["label"] for f in movie["files"]] == ["", "2160p BluRay"]
+    assert (await api.client.get(f"/api/titles/{new_id()}", headers=AUTH)).status == 404
+    assert (await api.client.get("/api/titles?offset=-1", headers=AUTH)).status == 400
