@@ -15,5 +15,8 @@ class Links:
     def review(self, download_id: Id, user_id: int, now: int) -> str:
         return self._signed(f"/review/{download_id}", user_id, now)
 
+    def title(self, title_id: Id, user_id: int, now: int) -> str:
+        return self._signed(f"/title/{title_id}", user_id, now)
+
     def _signed(self, path: str, user_id: int, now: int) -> str:
         return f"{self._base}{path}?t={sign_user_token(self._secret, user_id, now)}"

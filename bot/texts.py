@@ -137,9 +137,27 @@ def help_text(tx: Texts) -> str:
             tx(
                 "Buttons: Open — the download's page; Cancel — stop and delete it; Retry — try a stuck or failed one again; Relink — lay out a finished one again."
             ),
-            tx("Commands: /list — active downloads, /status ID — one download."),
+            tx(
+                "Commands: /list — active downloads, /status ID — one download, /library WORDS — titles in the library."
+            ),
         ]
     )
+
+
+def library_text(tx: Texts, words: str, names: list[str], *, more: bool) -> str:
+    """The answer to /library: how many titles match, or what to type."""
+    if not names:
+        if not words:
+            return tx("The library is empty so far.")
+        return tx(
+            "Nothing in the library matches “{words}”.",
+            words=shorten(words, 60),
+        )
+    head = tx("<b>In the library</b>")
+    if words:
+        head += " · " + html.escape(shorten(words, 60), quote=False)
+    tail = "\n" + tx("More match: add a word.") if more else ""
+    return head + tail
 
 
 def no_magnet_text(tx: Texts) -> str:

@@ -1,4 +1,4 @@
-"""/start, /help, /list, /status <id>."""
+"""/start, /help, /list, /status <id>, /library <words>."""
 
 from aiogram import Router
 from aiogram.exceptions import TelegramAPIError
@@ -9,7 +9,7 @@ from bot.callbacks import ListPage
 from bot.inbox import Turn
 from bot.links import Links
 from bot.sender import answer_query, send
-from bot.texts import display_name, help_text, list_text, not_found_text
+from bot.texts import display_name, help_text, library_text, list_text, not_found_text, shorten
 from bot.views import Views
 from common.i18n import Texts
 from common.logs import for_download, get_logger
@@ -29,6 +29,7 @@ def router() -> Router:
     commands.message.register(cmd_help, Command("help"))
     commands.message.register(cmd_list, Command("list"))
     commands.message.register(cmd_status, Command("status"))
+    commands.message.register(cmd_library, Command("library"))
     commands.callback_query.register(on_list_page, ListPage.filter())
     return commands
 
@@ -82,6 +83,29 @@ async def list_page(
         rows.append([InlineKeyboardButton(text=tx.plain("More"), callback_data=more)])
     markup = InlineKeyboardMarkup(inline_keyboard=rows) if rows else None
     return list_text(tx, shown, first=start + 1, total=len(downloads)), markup
+
+
+async def cmd_library(
+    message: Message, command: CommandObject, tx: Texts, store: Store, links: Links, turn: Turn
+) -> None:
+    """The library's titles whose name holds the words, a button to each one's page."""
+    words = (command.args or "").strip()[:200]
+    found = await store.titles.list(words, limit=PAGE + 1)
+    now = clock.now_ms() // 1000
+    rows = [
+        [
+            InlineKeyboardButton(
+                text=shorten(
+                    f"{row.title.name} ({row.title.year})" if row.title.year else row.title.name, 60
+                ),
+                url=links.title(row.title.id, message.chat.id, now),
+            )
+        ]
+        for row in found[:PAGE]
+    ]
+    markup = InlineKeyboardMarkup(inline_keyboard=rows) if rows else None
+    text = library_text(tx, words, [row.title.name for row in found[:PAGE]], more=len(found) > PAGE)
+    await turn.reply(Reply(text, markup.model_dump_json(exclude_none=True) if markup else None))
 
 
 async def cmd_status(

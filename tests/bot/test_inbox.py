@@ -17,6 +17,7 @@ from core.states import State
 from store.migrate import migrate
 from tests.bot.conftest import ALICE, SECRET, Door
 from tests.support.telegram import FakeTelegram, FakeUser, Message
+from tests.web.test_library_pages import a_library
 
 WITHIN = 2.0
 
@@ -162,3 +163,16 @@ async def test_bidi_controls_in_a_name_do_not_reach_the_chat(
     reply = await answer_after(alice, sent, within=10)
     assert "Movie.gnp.exe.2021" in reply.text
     assert not {"\u202e", "\u202c"} & set(reply.text)
+
+
+async def test_library_answers_with_a_button_to_each_matching_title(
+    door: Door, tg: FakeTelegram
+) -> None:
+    dark, _ = await a_library(door.store)
+    alice = tg.user(ALICE, language_code="ru")
+    found = await answer_after(alice, await alice.send_text("/library dar"), within=10)
+    assert found.text.startswith("В библиотеке · dar")
+    assert found.button_texts == ["Dark (2017)"]
+    assert f"/title/{dark}?t=" in (found.buttons[0][0].url or "")
+    none = await answer_after(alice, await alice.send_text("/library <b>x</b>"))
+    assert none.text == "В библиотеке нет ничего по «<b>x</b>»."  # escaped, shown as typed
