@@ -11,7 +11,7 @@ import pytest
 
 from core.config import Duplicates, LibrarySettings
 from core.evidence import Evidence, Season
-from core.ids import new_id
+from core.ids import Id, new_id
 from core.models import Download
 from core.reasons import Reason, reason
 from core.states import State
@@ -276,3 +276,22 @@ async def test_a_full_or_closed_library_fails_with_its_reason_and_keeps_the_titl
     chosen = recognition.chosen()
     assert chosen is not None
     assert chosen.provider_id == "438631"  # Retry lays out the title chosen, not a new pick
+
+
+async def test_a_version_is_removed_from_the_library_and_relink_all_brings_it_back(
+    library: Library, store: Store
+) -> None:
+    first = await library.add("Dune.2021.1080p", movie(), {"Dune.2021.1080p.mkv": (None, ())})
+    second = await library.add("Dune.2021.2160p", movie(), {"Dune.2021.2160p.mkv": (None, ())})
+    actions = library.engine.cases.actions
+    assert await actions.remove_from_library(second.id) == 1
+    assert library.tree() == [f"movies/{DUNE}/{DUNE}.mkv"]
+    assert (library.root / "downloads/Dune.2021.2160p.mkv").exists()  # the torrent's file
+    assert (await store.downloads.get_download(second.id)).state == State.DONE
+    title = await library.title_of(first)
+    assert title is not None
+    relinked = await actions.relink_title(Id(title))
+    assert sorted(d.id for d in relinked) == sorted([first.id, second.id])
+    for download in relinked:
+        assert (await library.lay_out(download)).state == State.DONE
+    assert library.tree() == [f"movies/{DUNE}/{DUNE} - 2160p.mkv", f"movies/{DUNE}/{DUNE}.mkv"]

@@ -74,6 +74,8 @@ def setup(app: web.Application) -> None:
     )
     app.router.add_get("/library", library_page)
     app.router.add_get("/title/{id}", title_page)
+    app.router.add_post("/title/{id}/relink", title_action)
+    app.router.add_post("/title/{id}/remove/{download}", title_action)
     app.router.add_get("/review/{id}", _with_card(review_page))
     app.router.add_post("/review/{id}", decide)
     app.router.add_post("/review/{id}/search-pick", _with_download(search_pick, REVIEW))
@@ -327,6 +329,7 @@ def _done_messages(tx: Texts) -> dict[str, str]:
             "qBittorrent is not answering: I will add it as soon as it is back."
         ),
         "relink": tx.plain("Laying it out again."),
+        "removed": tx.plain("Removed from the library; the torrent stays in qBittorrent."),
         "cancel": tx.plain("Cancelled and deleted from qBittorrent."),
         "decide": tx.plain("Got it: putting it into the library."),
         "overrides": tx.plain("Saved: recognizing it again with your fields."),
@@ -477,6 +480,28 @@ async def title_page(request: web.Request) -> web.StreamResponse:
         seasons=seasons,
         downloads=inventory.downloads,
     )
+
+
+async def title_action(request: web.Request) -> web.StreamResponse:
+    """Relink every done download of the title, or remove one download's files
+    from the library (only jellybit's links); back to the title page."""
+    title_id = parse_id(request.match_info["id"])
+    if title_id is None:
+        return await _not_an_id(request)
+    page = await Page.of(request)
+    actions = page.deps.cases.actions
+    back = f"/title/{title_id}"
+    try:
+        if "download" in request.match_info:
+            download_id = parse_id(request.match_info["download"])
+            if download_id is None:
+                return await _not_an_id(request)
+            await actions.remove_from_library(download_id)
+            raise _redirect(back, done="removed")
+        await actions.relink_title(title_id)
+    except AppError as error:
+        raise _redirect(back, error=_error_code(error)) from None
+    raise _redirect(back, done="relink")
 
 
 # --- the card -------------------------------------------------------------------

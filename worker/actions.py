@@ -8,13 +8,14 @@ qBittorrent refuses. Errors are ``core.errors.AppError``s; each front door has
 one place that turns them into words.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 
 from common.logs import Logger, for_download
 from core.errors import (
     ExternalError,
     InvalidTransitionError,
+    NotFoundError,
     NotRecognizedError,
     RejectedError,
     SearchOffError,
@@ -51,7 +52,9 @@ class Actions:
         poller: Poller,
         wake_importer: Callable[[], None],
         tmdb: TmdbClient | None = None,
+        remove_links: Callable[[Id], Awaitable[int]] | None = None,
     ) -> None:
+        self._remove_links = remove_links
         self._store = store
         self._tmdb = tmdb
         self._qbt = qbt
@@ -205,6 +208,25 @@ class Actions:
         for_download(relinked.id).info("download.relink_requested")
         self._wake_importer()
         return relinked
+
+    async def relink_title(self, title_id: Id) -> list[Download]:
+        """Every done download of a library title laid out again (its folder kept)."""
+        inventory = await self._store.titles.inventory(title_id)
+        if inventory is None:
+            raise NotFoundError("title", title_id)
+        done = [d for d, _, state in inventory.downloads if state == State.DONE]
+        return [await self.relink(download_id) for download_id in done]
+
+    async def remove_from_library(self, download_id: Id) -> int:
+        """jellybit's links of a done download undone (a version the person does not
+        want): only files that are still the ones it made; the torrent and its files
+        in qBittorrent stay. Relink puts them back. How many were removed."""
+        download = await self._store.downloads.get_download(download_id)
+        if download.state != State.DONE or self._remove_links is None:
+            raise InvalidTransitionError(download.id, download.state, State.DONE)
+        removed = await self._remove_links(download.id)
+        for_download(download.id).info("download.removed_from_library", links=removed)
+        return removed
 
     async def cancel(self, download_id: Id) -> Download:
         """An active download -> removed; its torrent leaves qBittorrent (with

@@ -81,7 +81,9 @@ class Engine:
             poller=poller,
             cases=UseCases(
                 ingest=Ingest(store, adder.wake.set, cpu),
-                actions=Actions(store, qbt, adder, poller, importer.wake.set, tmdb),
+                actions=Actions(
+                    store, qbt, adder, poller, importer.wake.set, tmdb, importer.remove_links
+                ),
                 titles=TitleSearch(tmdb),
             ),
             importer=importer,

@@ -357,6 +357,13 @@ class Importer:
         log.warning("import.abandoned", reason=why.english())
         await self._move(download, to_state, why)
 
+    async def remove_links(self, download_id: Id) -> int:
+        """The download's current links undone (only files still ours), Jellyfin told."""
+        links = await self._store.recognitions.links(download_id)
+        await self._undo(links, get_logger(download_id=download_id))
+        await self._refresh_jellyfin([row.target_path for row in links])
+        return len(links)
+
     async def _undo(self, links: Sequence[FileLink], log: Logger) -> None:
         for row in links:
             if row.inode is not None and row.device is not None:

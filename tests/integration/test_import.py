@@ -146,6 +146,33 @@ async def test_a_full_library_fails_with_its_reason_and_retry_after_the_fix_land
             await running.store.close()
 
 
+async def test_a_second_real_download_of_a_movie_becomes_a_version(
+    importing: Running, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    first = torrent_of(tmp_path, seeder, "Arrival.2016.1080p.WEB-DL", ["Arrival.2016.1080p.mkv"])
+    second = torrent_of(tmp_path, seeder, "Arrival.2016.2160p.BluRay", ["Arrival.2016.2160p.mkv"])
+    one = await download_and_wait(importing, first, seeder, State.DONE)
+    two = await download_and_wait(importing, second, seeder, State.DONE)
+    folder = tmp_path / "library" / "movies" / "Arrival (2016)"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "Arrival (2016) - 2160p BluRay.mkv",
+        "Arrival (2016).mkv",
+    ]
+    downloads = importing.qbt.downloads_dir
+    assert same_file(
+        folder / "Arrival (2016).mkv", downloads / first.name / "Arrival.2016.1080p.mkv"
+    )
+    assert same_file(
+        folder / "Arrival (2016) - 2160p BluRay.mkv",
+        downloads / second.name / "Arrival.2016.2160p.mkv",
+    )
+    rows = await importing.store.db.reader.execute_fetchall(
+        "SELECT count(DISTINCT title_id) FROM download WHERE id IN (:a, :b)",
+        {"a": one.id, "b": two.id},
+    )
+    assert rows[0][0] == 1  # one title, two versions
+
+
 async def test_a_season_pack_becomes_episodes(
     importing: Running, seeder: QbtInstance, tmp_path: Path
 ) -> None:

@@ -13,7 +13,15 @@ from core.states import State
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from store.titles import TitleOf
-from tests.web.conftest import USER, Client, MakeClient, new_download, settings_for, token
+from tests.web.conftest import (
+    USER,
+    Client,
+    MakeClient,
+    csrf_for,
+    new_download,
+    settings_for,
+    token,
+)
 from tests.web.test_browser import PHONE, browser, shoot  # noqa: F401 (the browser fixture)
 
 DARK = StoredCandidate(
@@ -117,3 +125,30 @@ async def test_the_library_pages_on_a_phone(
     assert await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     await shoot(page, "title")
     await context.close()
+
+
+async def test_the_title_page_removes_a_version_and_relinks_all(
+    store: Store, client: Client
+) -> None:
+    _, dune = await a_library(store)
+    page = await (await client.get(f"/title/{dune}")).text()
+    removes = [line for line in page.splitlines() if f"/title/{dune}/remove/" in line]
+    assert len(removes) == 2  # one per version
+    target = removes[1].split('action="')[1].split('"')[0]
+    csrf = csrf_for(client)
+    removed = await client.post(target, data={"csrf": csrf}, allow_redirects=False)
+    assert removed.status == 303
+    assert removed.headers["Location"] == f"/title/{dune}?done=removed"
+    inventory = await store.titles.inventory(dune)
+    assert inventory is not None
+    assert len(inventory.files) == 1
+    again = await client.post(target, data={"csrf": csrf}, allow_redirects=False)
+    assert again.status == 303  # nothing left to remove: still done, 0 links
+    relinked = await client.post(
+        f"/title/{dune}/relink", data={"csrf": csrf}, allow_redirects=False
+    )
+    assert relinked.headers["Location"] == f"/title/{dune}?done=relink"
+    states = {d.state for d in await store.downloads.list_downloads()}
+    assert State.IMPORTING in states  # the movie's downloads are laid out again
+    refused = await client.post(f"/title/{dune}/relink", data={}, allow_redirects=False)
+    assert refused.status == 403  # no CSRF token
