@@ -488,6 +488,9 @@ class FakeTmdb(HttpFake):
     api_key: str = field(default_factory=lambda: secrets.token_hex(16))
     read_token: str = field(default_factory=make_read_token)
     catalogue: list[Entry] = field(default_factory=lambda: list(CATALOGUE))
+    # (kind, id) that search still lists but whose details are gone (404, TMDB's
+    # "could not be found"): an entry deleted or merged while the index lags.
+    gone: set[tuple[str, int]] = field(default_factory=set)
 
     @classmethod
     def of(cls, entries: Iterable[Entry]) -> FakeTmdb:
@@ -562,7 +565,7 @@ class FakeTmdb(HttpFake):
         if early is not None:
             return early
         entry = self._entry(request.match_info["kind"], request.match_info["id"])
-        if entry is None:
+        if entry is None or (entry.kind, entry.id) in self.gone:
             return self._answer(call, NOT_FOUND, 404)
         language = call.params.get("language", "en-US")
         body = self._detail(entry, language)
