@@ -81,9 +81,11 @@ class TelegramFrontDoor:
         i18n: I18n,
         links: Links,
         bot: Bot | None = None,
+        posters: str = "",
     ) -> "TelegramFrontDoor":
+        """``posters``: TMDB's image host when TMDB is the metadata provider."""
         bot = bot or make_bot(settings)
-        views = Views(bot, store, links)
+        views = Views(bot, store, links, posters)
         dispatcher = Dispatcher(
             store=store,
             ingest=cases.ingest,

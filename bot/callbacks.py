@@ -21,6 +21,14 @@ class DownloadAction(CallbackData, prefix="j1"):
     id: str  # parsed with core.ids.parse_id before the store sees it
 
 
+class ReviewPick(CallbackData, prefix="j1p"):
+    """A candidate's button under the review message: ``j1p:<download>:<candidate>``,
+    57 bytes. A candidate no longer offered is an outdated button."""
+
+    id: str
+    candidate: str
+
+
 class ListPage(CallbackData, prefix="j1l"):
     """ "More" under /list: the page to show."""
 

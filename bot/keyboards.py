@@ -1,8 +1,10 @@
 """Inline keyboards of the bot's messages about a download."""
 
+from collections.abc import Sequence
+
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import Action, DownloadAction
+from bot.callbacks import Action, DownloadAction, ReviewPick
 from bot.links import Links
 from common.i18n import Texts
 from core import clock
@@ -29,6 +31,34 @@ def download_keyboard(
     if download.state in ACTIVE:
         row.append(_action(tx.plain("Cancel"), Action.CANCEL, download))
     return InlineKeyboardMarkup(inline_keyboard=[row])
+
+
+MAX_OFFERED = 5  # candidates with a button of their own under the review message
+
+
+def review_keyboard(
+    tx: Texts,
+    links: Links,
+    download: Download,
+    candidates: Sequence[tuple[str, str]],
+    user_id: int,
+) -> InlineKeyboardMarkup:
+    """One button per candidate ((id, "Dune (2021)"), best first, at most 5), then
+    Other… (the review page's search) and Cancel."""
+    now = clock.now_ms() // 1000
+    rows = [
+        [
+            InlineKeyboardButton(
+                text=label, callback_data=ReviewPick(id=download.id, candidate=cid).pack()
+            )
+        ]
+        for cid, label in candidates[:MAX_OFFERED]
+    ]
+    other = InlineKeyboardButton(
+        text=tx.plain("Other…"), url=links.review(download.id, user_id, now)
+    )
+    rows.append([other, _action(tx.plain("Cancel"), Action.CANCEL, download)])
+    return InlineKeyboardMarkup(inline_keyboard=rows)
 
 
 def _action(text: str, action: Action, download: Download) -> InlineKeyboardButton:

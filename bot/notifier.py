@@ -22,12 +22,15 @@ from aiogram.exceptions import (
 from bot.sender import send
 from bot.texts import notification_text, system_text
 from bot.views import Views
+from common.explain import reason_text
 from common.i18n import I18n
 from common.logs import get_logger
 from core import clock
 from core.ids import Id
 from core.models import Notification
 from core.notifications import REPLY, SYSTEM
+from core.reasons import Reason
+from core.states import State
 from store import Store
 from store.inbox import Reply
 from store.telegram import BotMessage
@@ -123,13 +126,18 @@ class Notifier:
                 )
                 about = None
             else:
-                text = notification_text(
-                    tx, notification.kind, download, str(notification.payload.get("reason", ""))
-                )
-                notice = self._views.status_reply(
-                    tx, chat_id, download, text=text, role="notification"
-                )
-                message, about = await self._views.send_reply(chat_id, notice)
+                stored = str(notification.payload.get("reason", ""))
+                review = None
+                if notification.kind == "review" and download.state == State.REVIEW:
+                    why = reason_text(tx, Reason.loads(stored))
+                    review = await self._views.send_review(chat_id, download, tx, why)
+                if review is None:
+                    text = notification_text(tx, notification.kind, download, stored)
+                    notice = self._views.status_reply(
+                        tx, chat_id, download, text=text, role="notification"
+                    )
+                    review = await self._views.send_reply(chat_id, notice)
+                message, about = review
         except (TelegramNetworkError, TelegramServerError, TelegramRetryAfter) as error:
             delay = _retry_delay(notification.attempts, error)
             await self._store.outbox.mark_failed(

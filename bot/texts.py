@@ -249,3 +249,46 @@ def outdated_text(tx: Texts) -> str:
 
 def not_found_text(tx: Texts) -> str:
     return tx("No download with this id.")
+
+
+CAPTION_CHARS = 1024  # of a photo's caption
+TITLE_CHARS = 60  # of a title on a button or in a caption
+
+
+def fit_caption(html_text: str) -> str:
+    """A caption's HTML within Telegram's 1 024 characters (as ``fit_message``)."""
+    plain = html.unescape(_TAGS.sub("", html_text))
+    if len(plain) <= CAPTION_CHARS:
+        return html_text
+    return html.escape(shorten(plain, CAPTION_CHARS), quote=False)
+
+
+def title_label(title: str, year: int | None) -> str:
+    """ "Dune (2021)", shortened for a button."""
+    return shorten(f"{title} ({year})" if year else title, TITLE_CHARS)
+
+
+def review_caption(
+    tx: Texts, download: Download, title: str, year: int | None, kind: str, why: str
+) -> str:
+    """The review message: what was downloaded, the best candidate (title, year,
+    kind) and one line of why it is asked."""
+    kind_label = tx.plain("Series") if kind == "series" else tx.plain("Movie")
+    best = html.escape(title_label(title, year), quote=False)
+    return "\n".join(
+        [
+            tx("🤔 Which title is it? {name}", name=display_name(download)),
+            f"<b>{best}</b> · {html.escape(kind_label, quote=False)}",
+            html.escape(shorten(why, REASON_CHARS), quote=False),
+            tx("Tap the right one, or Other… to search."),
+        ]
+    )
+
+
+def picked_caption(tx: Texts, download: Download, title: str, year: int | None) -> str:
+    """The review message once a title was picked by a tap."""
+    return tx(
+        "✅ {title}: putting it into the library. ({name})",
+        title=title_label(title, year),
+        name=display_name(download),
+    )

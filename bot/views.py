@@ -6,13 +6,14 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import InlineKeyboardMarkup, Message, ReplyParameters
 
-from bot.keyboards import download_keyboard
+from bot.keyboards import MAX_OFFERED, download_keyboard, review_keyboard
 from bot.links import Links
 from bot.sender import is_not_modified, send
-from bot.texts import fit_message, status_text
+from bot.texts import fit_caption, fit_message, review_caption, status_text, title_label
 from common.i18n import Texts
 from common.logs import for_download
 from core.models import Download
+from core.posters import poster_url
 from store import Store
 from store.inbox import Reply
 from store.telegram import BotMessage
@@ -31,11 +32,55 @@ class Sent(NamedTuple):
     about: BotMessage | None
 
 
+POSTER_SIZE = "w500"
+
+
 class Views:
-    def __init__(self, bot: Bot, store: Store, links: Links) -> None:
+    def __init__(self, bot: Bot, store: Store, links: Links, posters: str = "") -> None:
+        """``posters``: TMDB's image host (``metadata.tmdb_images``), "" for none."""
         self.bot = bot
         self._store = store
         self._links = links
+        self._posters = posters
+
+    async def send_review(
+        self, chat_id: int, download: Download, tx: Texts, why: str
+    ) -> Sent | None:
+        """The review notification as one message: the best candidate's poster with a
+        caption (title, year, kind, why it is asked), a button per candidate, Other…
+        and Cancel. A poster Telegram cannot fetch, or none: the same as text. None:
+        no candidate to offer (the plain notification goes instead)."""
+        recognition = await self._store.recognitions.current(download.id)
+        offered = [] if recognition is None else list(recognition.candidates[:MAX_OFFERED])
+        if not offered:
+            return None
+        best = offered[0]
+        caption = fit_caption(review_caption(tx, download, best.title, best.year, best.kind, why))
+        labels = [(c.id, title_label(c.title, c.year)) for c in offered]
+        markup = review_keyboard(tx, self._links, download, labels, chat_id)
+        poster = poster_url(self._posters, POSTER_SIZE, best.poster_path)
+        message = None
+        if poster is not None:
+            try:
+                message = await send(
+                    "send_photo",
+                    lambda: self.bot.send_photo(
+                        chat_id, poster, caption=caption, reply_markup=markup
+                    ),
+                    max_wait=0,
+                )
+            except TelegramBadRequest as error:  # Telegram could not fetch it: text instead
+                for_download(download.id).info("telegram.poster_refused", reason=str(error)[:200])
+        if message is None:
+            message = await send(
+                "send_message",
+                lambda: self.bot.send_message(chat_id, caption, reply_markup=markup),
+                max_wait=0,
+            )
+        shown = shown_key(caption, markup)
+        return Sent(
+            message, BotMessage(chat_id, message.message_id, download.id, "notification", shown)
+        )
 
     def status_reply(
         self,
@@ -94,21 +139,35 @@ class Views:
         user_id: int,
         download: Download,
         shown: str | None,
+        *,
+        photo: bool = False,
+        text: str | None = None,
     ) -> bool:
-        """Edit a message to the download's current state; False when it already shows it."""
-        body = fit_message(status_text(tx, download))
+        """Edit a message to the download's current state (``text`` instead of its
+        status); a photo's caption for a photo message. False when it already shows it."""
+        body = text if text is not None else status_text(tx, download)
+        body = fit_caption(body) if photo else fit_message(body)
         markup = download_keyboard(tx, self._links, download, user_id)
         key = shown_key(body, markup)
         if key == shown:
             return False
         try:
-            await send(
-                "edit_message_text",
-                lambda: self.bot.edit_message_text(
-                    body, chat_id=chat_id, message_id=message_id, reply_markup=markup
-                ),
-                log=for_download(download.id),
-            )
+            if photo:
+                await send(
+                    "edit_message_caption",
+                    lambda: self.bot.edit_message_caption(
+                        chat_id=chat_id, message_id=message_id, caption=body, reply_markup=markup
+                    ),
+                    log=for_download(download.id),
+                )
+            else:
+                await send(
+                    "edit_message_text",
+                    lambda: self.bot.edit_message_text(
+                        body, chat_id=chat_id, message_id=message_id, reply_markup=markup
+                    ),
+                    log=for_download(download.id),
+                )
         except TelegramBadRequest as error:
             if not is_not_modified(error):
                 raise

@@ -127,6 +127,8 @@ class MetadataSettings:
     provider: MetadataProvider = "tmdb"
     tmdb_api_key: str = field(default="", repr=False)
     tmdb_base: str = "https://api.themoviedb.org/3"
+    # Where TMDB's posters are: Telegram fetches them from here itself.
+    tmdb_images: str = "https://image.tmdb.org/t/p"
     language: str = "ru-RU"
     auto_accept: float = 0.85
 
@@ -621,6 +623,7 @@ def _metadata(s: _Section) -> MetadataSettings:
         provider=s.get("provider", d.provider, _choice(METADATA_PROVIDERS)),
         tmdb_api_key=s.get("tmdb_api_key", d.tmdb_api_key, _string),
         tmdb_base=s.get("tmdb_base", d.tmdb_base, _http_url),
+        tmdb_images=s.get("tmdb_images", d.tmdb_images, _http_url),
         language=s.get("language", d.language, _language_tag),
         auto_accept=s.get("auto_accept", d.auto_accept, _fraction),
     )

@@ -93,7 +93,12 @@ async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()
     )
     i18n = I18n(settings.general.language)
     links = Links(settings.web.public_url, secret)
-    telegram = TelegramFrontDoor.build(settings.telegram, store, engine.cases, i18n, links)
+    metadata = settings.metadata
+    tmdb = metadata.provider == "tmdb" and bool(metadata.tmdb_api_key)
+    telegram = TelegramFrontDoor.build(
+        settings.telegram, store, engine.cases, i18n, links,
+        posters=metadata.tmdb_images if tmdb else "",
+    )  # fmt: skip
     supervisor = Supervisor(
         [
             *engine.parts(),

@@ -5,10 +5,14 @@
 :class:`Person`, so the bot hears exactly what Telegram would send it.
 
 It answers the methods jellybit calls while it polls (``getUpdates``, ``deleteWebhook``,
-``sendMessage``, ``editMessageText``, ``answerCallbackQuery``, and ``getMe``, which aiogram
-asks when a command names a bot: ``/help@jellybit_sandbox_bot``) and refuses what real
+``sendMessage``, ``editMessageText``, ``answerCallbackQuery``, ``sendPhoto`` — by URL, which
+it fetches as Telegram does and refuses when it cannot, or uploaded —,
+``editMessageCaption``, ``editMessageReplyMarkup``, ``editMessageMedia`` (photos), and
+``getMe``, which aiogram asks when a command names a bot:
+``/help@jellybit_sandbox_bot``) and refuses what real
 Telegram refuses, with Telegram's own wording: HTML is parsed as tdlib parses it
-(:func:`parse_html`), texts are 1-4096 characters after parsing, callback_data is 1-64
+(:func:`parse_html`), texts are 1-4096 characters after parsing, captions 0-1024,
+callback_data is 1-64
 bytes, button URLs must be http(s) with a dotted host (``localhost`` is refused), edits
 must change something, unknown messages, chats and callback queries are refused.
 
@@ -19,7 +23,8 @@ in webhook mode, for a document or in ``jellybit check`` (``setWebhook``,
 ``getWebhookInfo``, ``getFile`` and the file URL).
 
 Deliberately not modelled: Markdown parse modes (refused with a message saying so),
-``tg-emoji`` (no custom emoji here: "Unsupported start tag"), inline mode, media.
+``tg-emoji`` (no custom emoji here: "Unsupported start tag"), inline mode, media but
+photos.
 
     async with BotApiServer(token=TOKEN, bot_username="jellybit_sandbox_bot") as server:
         person = server.user(42, first_name="Ann", language_code="en")
@@ -33,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import hashlib
 import json
 import re
 import secrets
@@ -45,6 +51,7 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit
 
+import aiohttp
 from aiohttp import web
 
 from core import clock
@@ -53,7 +60,10 @@ Json = dict[str, Any]
 Handler = Callable[["Params"], Awaitable[Any]]
 
 MAX_TEXT = 4096
+MAX_CAPTION = 1024
 MAX_CALLBACK_DATA = 64
+WRONG_PHOTO = "Bad Request: wrong file identifier/HTTP URL specified"
+FETCH_WITHIN = 5.0  # seconds Telegram gives a photo URL (it fetches it itself)
 
 NOT_MODIFIED = (
     "Bad Request: message is not modified: specified new message content and reply markup are "
@@ -568,7 +578,7 @@ def _button_url_ok(url: Any) -> bool:
 
 
 async def _read_params(request: web.Request) -> dict[str, Any]:
-    """Query, JSON body or form fields (uploads are not modelled: their parts are dropped)."""
+    """Query, JSON body or form fields; an uploaded file part is its bytes."""
     values: dict[str, Any] = dict(request.query)
     if request.method != "POST" or not request.can_read_body:
         return values
@@ -577,7 +587,11 @@ async def _read_params(request: web.Request) -> dict[str, Any]:
         if isinstance(body, dict):
             values.update(body)
         return values
-    values.update((k, v) for k, v in (await request.post()).items() if isinstance(v, str))
+    for key, value in (await request.post()).items():
+        if isinstance(value, str):
+            values[key] = value
+        elif isinstance(value, web.FileField):
+            values[key] = value.file.read()
     return values
 
 
@@ -618,6 +632,10 @@ class BotApiServer:
             "sendMessage": self._send_message,
             "editMessageText": self._edit_message_text,
             "answerCallbackQuery": self._answer_callback_query,
+            "sendPhoto": self._send_photo,
+            "editMessageCaption": self._edit_message_caption,
+            "editMessageReplyMarkup": self._edit_message_reply_markup,
+            "editMessageMedia": self._edit_message_media,
         }
 
     # lifecycle
@@ -916,6 +934,62 @@ class BotApiServer:
         message.edit_date = clock.now_ms() // 1000
         return self._message_json(chat, message)
 
+    async def _send_photo(self, p: Params) -> Json:
+        """A photo by URL (Telegram fetches it: one it cannot is refused) or uploaded,
+        with a caption of at most 1 024 characters."""
+        chat = self._chat_for(p)
+        sizes = await _photo_sizes(p.get("photo"))
+        caption, parsed, html = _caption(p)
+        markup, buttons = _check_markup(p.obj("reply_markup", "reply keyboard markup"))
+        message = self._add_message(
+            chat, sender_id=self.bot_user.id, reply_to=self._reply_to(chat, p), text=caption,
+            html=html, entities=parsed, buttons=buttons, reply_markup=markup, photo=sizes,
+        )  # fmt: skip
+        return self._message_json(chat, message)
+
+    async def _edit_message_caption(self, p: Params) -> Json:
+        chat = self._chat_for(p)
+        message = self._editable(chat, p)
+        if not message.photo and message.document is None:
+            raise ApiError(400, "Bad Request: there is no caption in the message to edit")
+        caption, parsed, html = _caption(p)
+        markup, buttons = _check_markup(p.obj("reply_markup", "reply keyboard markup"))
+        if (caption, parsed, markup) == (message.text, message.entities, message.reply_markup):
+            raise ApiError(400, NOT_MODIFIED)
+        message.text, message.entities, message.html = caption, parsed, html
+        message.reply_markup, message.buttons = markup, buttons
+        return self._edited(chat, message)
+
+    async def _edit_message_reply_markup(self, p: Params) -> Json:
+        chat = self._chat_for(p)
+        message = self._editable(chat, p)
+        markup, buttons = _check_markup(p.obj("reply_markup", "reply keyboard markup"))
+        if markup == message.reply_markup:
+            raise ApiError(400, NOT_MODIFIED)
+        message.reply_markup, message.buttons = markup, buttons
+        return self._edited(chat, message)
+
+    async def _edit_message_media(self, p: Params) -> Json:
+        """A photo message's picture (and caption) changed; only photos here."""
+        chat = self._chat_for(p)
+        message = self._editable(chat, p)
+        media = p.obj("media", "input media")
+        if not isinstance(media, dict) or media.get("type") != "photo":
+            raise ApiError(400, "Bad Request: this fake Telegram edits only photo media")
+        if not message.photo:
+            raise ApiError(400, "Bad Request: there is no media in the message to edit")
+        message.photo = await _photo_sizes(media.get("media"))
+        caption, parsed, html = _caption(Params(media))
+        message.text, message.entities, message.html = caption, parsed, html
+        markup, buttons = _check_markup(p.obj("reply_markup", "reply keyboard markup"))
+        message.reply_markup, message.buttons = markup, buttons
+        return self._edited(chat, message)
+
+    def _edited(self, chat: Chat, message: Message) -> Json:
+        message.edits += 1
+        message.edit_date = clock.now_ms() // 1000
+        return self._message_json(chat, message)
+
     async def _answer_callback_query(self, p: Params) -> bool:
         answer = self._queries.pop(p.text("callback_query_id") or "", None)
         if answer is None or answer.done():
@@ -925,6 +999,46 @@ class BotApiServer:
             raise ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
         answer.set_result(CallbackAnswer(text, p.flag("show_alert"), p.text("url")))
         return True
+
+
+def _caption(p: Params) -> tuple[str, list[Json], str]:
+    """A caption as Telegram parses it: like a text, but at most 1 024 characters,
+    and it may be empty."""
+    if not (p.text("caption") or "").strip():
+        return "", [], ""
+    caption, parsed, html = format_text(
+        p.text("caption") or "", p.text("parse_mode"), p.obj("caption_entities")
+    )
+    if len(caption) > MAX_CAPTION:
+        raise ApiError(400, "Bad Request: message caption is too long")
+    return caption, parsed, html
+
+
+async def _photo_sizes(photo: Any) -> list[Json]:
+    """The sizes Telegram makes of a photo: an uploaded one, or one it fetched from
+    its URL (not fetchable, or not an image: refused as Telegram refuses it)."""
+    if isinstance(photo, bytes):
+        data = photo
+    elif isinstance(photo, str) and photo.startswith(("http://", "https://")):
+        try:
+            timeout = aiohttp.ClientTimeout(total=FETCH_WITHIN)
+            async with (
+                aiohttp.ClientSession(timeout=timeout) as session,
+                session.get(photo) as response,
+            ):
+                if response.status != 200 or not response.content_type.startswith("image/"):
+                    raise ApiError(400, WRONG_PHOTO)
+                data = await response.read()
+        except (aiohttp.ClientError, TimeoutError):
+            raise ApiError(400, WRONG_PHOTO) from None
+    else:
+        raise ApiError(400, WRONG_PHOTO)
+    unique = hashlib.sha256(data).hexdigest()
+    return [
+        {"file_id": f"AgACAgIAAxkBAAI{unique[:32]}{w}", "file_unique_id": f"AQAD{unique[:12]}{w}",
+         "width": w, "height": h, "file_size": max(len(data) * w // 1280, 1)}
+        for w, h in ((90, 135), (320, 480), (1280, 1920))
+    ]  # fmt: skip
 
 
 # --- the person --------------------------------------------------------------------------------

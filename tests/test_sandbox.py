@@ -97,14 +97,19 @@ async def test_a_sample_magnet_goes_all_the_way_to_the_library(
         assert "not connected to Telegram" in await chat.inner_text("body")
 
         await chat.click(f'button[data-sample="{REVIEW_SAMPLE}"]')
-        # Accepted, downloaded from the local seeder: no year, so the title waits for a pick.
-        asked = chat.locator(".msg.bot", has_text="Downloaded").last
+        # Accepted, downloaded from the local seeder: no year, so the title waits for a pick,
+        # offered in the chat: a tap on the candidate decides.
+        asked = chat.locator(".msg.bot", has_text="Which title is it?").last
         await asked.wait_for(timeout=WAIT_MS)
-        review = await _open_link(chat, asked, "Pick")
+        review = await _open_link(chat, asked, "Other…")
         assert re.search(r"/review/[0-9a-z]{26}$", review.url)  # the link's token became a session
         await shoot(review, "sandbox-review")
-        await review.click("text=This is it")
-        await review.wait_for_url(re.compile(r"/download/[0-9a-z]{26}"))
+        await review.close()
+        await shoot(chat, "sandbox-chat-review")
+        await asked.locator("button").first.click()  # the best candidate's button
+        await chat.locator(".msg.bot", has_text="putting it into the library").last.wait_for(
+            timeout=WAIT_MS
+        )
 
         done = chat.locator(".msg.bot", has_text="🎬 Done").last
         await done.wait_for(timeout=WAIT_MS)

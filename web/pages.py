@@ -8,7 +8,6 @@ redirect back with a short code in the query (``?done=retry``,
 from the query is ever shown as it is.
 """
 
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -35,6 +34,7 @@ from core.evidence import Candidate, MediaKind
 from core.ids import Id, parse_id
 from core.models import Download
 from core.numbers import ascii_int
+from core.posters import poster_url
 from core.reasons import Reason
 from core.recognize import OVERRIDE_FIELDS
 from core.states import ACTIVE, RETRYABLE, State
@@ -50,11 +50,10 @@ PAGE_SIZE = 25  # a phone screen or two; render time grows with it (bench/web_be
 SEARCH_RESULTS = 10
 OVERVIEW_CHARS = 160
 STATIC = Path(__file__).resolve().parent / "static"
-POSTER_BASE = "https://image.tmdb.org/t/p/w185"
+# The pages show posters from TMDB's own host only (the Content-Security-Policy says so).
+POSTER_IMAGES = "https://image.tmdb.org/t/p"
 TMDB_WEB = "https://www.themoviedb.org"
 KINDS: tuple[MediaKind, ...] = ("movie", "series")
-# TMDB poster paths look like "/kqjL17yufvn9OVLyXYpvtyrFfak.jpg"; anything else is not shown.
-_POSTER_PATH = re.compile(r"/[A-Za-z0-9_-]+\.(?:jpg|jpeg|png|webp)")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Action = Literal["retry", "relink", "cancel"]
@@ -196,9 +195,7 @@ class Formats:
         return labels.get(method or "", tx.plain("not linked yet"))
 
     def poster(self, poster_path: str | None) -> str | None:
-        if poster_path is None or not _POSTER_PATH.fullmatch(poster_path):
-            return None
-        return POSTER_BASE + poster_path
+        return poster_url(POSTER_IMAGES, "w185", poster_path)
 
     def tmdb_url(self, candidate: StoredCandidate | Candidate) -> str | None:
         if candidate.provider != "tmdb" or parse_tmdb_id(candidate.provider_id) is None:

@@ -20,10 +20,10 @@ from aiogram import Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import CallbackQuery, Message
 
-from bot.callbacks import Action, DownloadAction
+from bot.callbacks import Action, DownloadAction, ReviewPick
 from bot.inbox import Turn
 from bot.sender import answer_query
-from bot.texts import outdated_text
+from bot.texts import outdated_text, picked_caption, title_label
 from bot.views import Views
 from common.i18n import Texts
 from common.logs import for_download, get_logger
@@ -40,6 +40,7 @@ ANSWER_WITHIN = 1.5  # seconds: Telegram wants an answer soon, the person even s
 def router() -> Router:
     buttons = Router(name="buttons")
     buttons.callback_query.register(on_download_action, DownloadAction.filter())
+    buttons.callback_query.register(on_review_pick, ReviewPick.filter())
     buttons.callback_query.register(on_unknown_button)
     return buttons
 
@@ -70,6 +71,46 @@ async def on_download_action(
     answer = await acting  # a refusal goes to the bot's error boundary (bot/handlers/errors.py)
     await answer_button(query, turn, answer)
     await refresh(query, tx, store, views, download.id)
+
+
+async def on_review_pick(
+    query: CallbackQuery,
+    callback_data: ReviewPick,
+    tx: Texts,
+    store: Store,
+    actions: Actions,
+    views: Views,
+    turn: Turn,
+) -> None:
+    """A candidate tapped under the review message: decided as on the review page
+    (``Actions.decide``), and the message shows the outcome. Decided elsewhere
+    already, cancelled, gone, or a candidate no longer offered (recognized again):
+    answered so, nothing changed, the message shows the current state."""
+    download_id, candidate_id = parse_id(callback_data.id), parse_id(callback_data.candidate)
+    download = None if download_id is None else await store.downloads.find_download(download_id)
+    if download is None or candidate_id is None:
+        await on_unknown_button(query, tx, store, views)
+        return
+    recognition = await store.recognitions.current(download.id)
+    offered = [] if recognition is None else recognition.candidates
+    candidate = next((c for c in offered if c.id == candidate_id), None)
+    if download.state != State.REVIEW or candidate is None:
+        await answer_query(
+            query, tx.plain("This choice is no longer offered: here is the current state.")
+        )
+        await refresh(query, tx, store, views, download.id)
+        return
+    for_download(download.id).info("telegram.review_pick", candidate_id=candidate.id)
+    await actions.decide(download.id, candidate.id)  # a refusal: the error boundary
+    await answer_button(
+        query,
+        turn,
+        tx.plain("Got it: {title}.").format(title=title_label(candidate.title, candidate.year)),
+    )
+    await refresh(
+        query, tx, store, views, download.id,
+        text=picked_caption(tx, download, candidate.title, candidate.year),
+    )  # fmt: skip
 
 
 async def answer_button(query: CallbackQuery, turn: Turn, answer: str) -> None:
@@ -126,15 +167,29 @@ async def outdated(
 
 
 async def refresh(
-    query: CallbackQuery, tx: Texts, store: Store, views: Views, download_id: str
+    query: CallbackQuery,
+    tx: Texts,
+    store: Store,
+    views: Views,
+    download_id: str,
+    *,
+    text: str | None = None,
 ) -> None:
+    """The pressed message shows the download now (``text`` instead of its status)."""
     message = query.message
     download = await store.downloads.find_download(download_id)
     if not isinstance(message, Message) or download is None:
         return
     try:
         await views.show_current(
-            tx, message.chat.id, message.message_id, query.from_user.id, download, shown=None
+            tx,
+            message.chat.id,
+            message.message_id,
+            query.from_user.id,
+            download,
+            shown=None,
+            photo=bool(message.photo),
+            text=text,
         )
     except TelegramAPIError as error:  # the status updater shows it later
         for_download(download.id).info("telegram.refresh_later", reason=str(error))

@@ -1,9 +1,13 @@
-"""The whole way through the review page, as a person does it on a phone: a real
-download lands in review, the bot's Pick link opens the page in Chromium, one
-tap lays the files out in the library, and the chat hears that it is done."""
+"""Review as a person does it on a phone: a real download lands in review; the bot's
+one message offers the candidates (with the best one's poster) and a tap in the chat
+decides, or Other… opens the review page in Chromium and one tap there does; the
+files are laid out and the chat hears it is done."""
 
 import asyncio
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from aiohttp import web
@@ -19,7 +23,7 @@ from store.migrate import migrate
 from tests.integration.conftest import library_in, settings_for
 from tests.integration.test_import import torrent_of
 from tests.support.qbittorrent import QbtInstance, free_port
-from tests.support.telegram import FakeTelegram
+from tests.support.telegram import FakeTelegram, FakeUser, Message
 from tests.support.tmdb import FakeTmdb
 from tests.support.torrents import magnet_for
 from tests.support.torrents import seeder_peer as peer_of
@@ -30,11 +34,39 @@ from worker.engine import Engine
 
 ALICE = 111_111_111
 SECRET = b"review-test-secret"
+DUNE_2021 = "/d5NXSklXo0qyIYkgV94XAgMIckC.jpg"  # the fake TMDB's poster of Dune (2021)
 
 
-async def test_pick_on_the_review_page_lays_out_the_files_and_tells_the_chat(
-    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
-) -> None:
+@dataclass
+class Stack:
+    store: Store
+    tg: FakeTelegram
+    tmdb: FakeTmdb
+    alice: FakeUser
+    public_url: str
+    tmp_path: Path
+    qbt: QbtInstance
+    seeder: QbtInstance
+
+    async def review_message(self, name: str) -> Message:
+        """Send a magnet of a Dune release two TMDB titles match; its review message."""
+        made = torrent_of(self.tmp_path, self.seeder, name, [f"{name}.mkv"])
+        await self.alice.send_text(magnet_for(made, peer=peer_of(self.seeder)))
+        return await self.alice.wait_for(
+            lambda m: m.from_bot and m.text.startswith("🤔 Which title is it?"), timeout=40
+        )
+
+    async def done(self) -> Message:
+        return await self.alice.wait_for(
+            lambda m: m.from_bot and m.text.startswith("🎬 Done"), timeout=30
+        )
+
+
+@asynccontextmanager
+async def stack(
+    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path, *, posters: bool
+) -> AsyncIterator[Stack]:
+    """jellybit's worker, bot and pages against real qBittorrent and the fakes."""
     async with FakeTelegram() as tg, FakeTmdb() as tmdb:
         port = free_port()
         public_url = f"http://127.0.0.1:{port}"
@@ -54,8 +86,9 @@ async def test_pick_on_the_review_page_lays_out_the_files_and_tells_the_chat(
         telegram = TelegramSettings(token=tg.token, allowed_users=(ALICE,), api_base=tg.base_url)
         i18n = I18n("en")
         door = TelegramFrontDoor.build(
-            telegram, store, engine.cases, i18n, Links(public_url, SECRET)
-        )
+            telegram, store, engine.cases, i18n, Links(public_url, SECRET),
+            posters=tmdb.images_url if posters else "",
+        )  # fmt: skip
         settings = Settings(telegram=telegram, web=WebSettings(public_url=public_url))
         deps = WebDeps(store=store, cases=engine.cases, i18n=i18n, settings=settings, secret=SECRET)
         runner = web.AppRunner(build_web_app(deps, pages.setup, api.setup))
@@ -68,35 +101,73 @@ async def test_pick_on_the_review_page_lays_out_the_files_and_tells_the_chat(
         ]
         try:
             alice = tg.user(ALICE, language_code="en")
-            made = torrent_of(tmp_path, seeder, "Dune.1080p.WEB-DL", ["Dune.1080p.WEB-DL.mkv"])
-            await alice.send_text(magnet_for(made, peer=peer_of(seeder)))
-            notice = await alice.wait_for(
-                lambda m: m.from_bot and m.text.startswith("🤔 Downloaded"), timeout=40
-            )
-            pick_url = next(b.url for row in notice.buttons for b in row if b.text == "Pick")
-            assert pick_url is not None
-
-            async with async_playwright() as playwright:
-                browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-                page = await (await browser.new_context(viewport=PHONE)).new_page()
-                await page.goto(pick_url)
-                await shoot(page, "review-real")
-                await page.click("text=This is it")
-                await page.wait_for_url(f"{public_url}/download/*")
-                await browser.close()
-
-            done = await alice.wait_for(
-                lambda m: m.from_bot and m.text.startswith("🎬 Done"), timeout=30
-            )
-            assert "Dune (2021) [tmdbid-" in done.text
-            (download,) = await store.downloads.list_downloads()
-            assert download.state == State.DONE
-            folder = next((tmp_path / "library" / "movies").iterdir())
-            video = folder / f"{folder.name}.mkv"
-            source = qbt.downloads_dir / "Dune.1080p.WEB-DL" / "Dune.1080p.WEB-DL.mkv"
-            assert os.stat(video).st_ino == os.stat(source).st_ino  # a hardlink
+            yield Stack(store, tg, tmdb, alice, public_url, tmp_path, qbt, seeder)
         finally:
             stop.set()
             await asyncio.wait_for(asyncio.gather(*tasks), timeout=15)
             await runner.cleanup()
             await store.close()
+
+
+def laid_out(stack: Stack, name: str) -> bool:
+    folder = next((stack.tmp_path / "library" / "movies").iterdir())
+    video = folder / f"{folder.name}.mkv"
+    source = stack.qbt.downloads_dir / name / f"{name}.mkv"
+    return os.stat(video).st_ino == os.stat(source).st_ino  # a hardlink
+
+
+async def test_a_tap_in_the_chat_decides_and_the_message_shows_the_outcome(
+    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    async with stack(qbt, seeder, tmp_path, posters=True) as s:
+        review = await s.review_message("Dune.1080p.WEB-DL")
+        assert review.photo  # the best candidate's poster, fetched by Telegram
+        assert "Dune (2021)" in review.text
+        assert review.button_texts[:2] == ["Dune (2021)", "Dune (1984)"]
+        assert review.button_texts[-2:] == ["Other…", "Cancel"]
+        answer = await s.alice.press(review, "Dune (2021)")
+        assert answer.text == "Got it: Dune (2021)."
+        done = await s.done()
+        assert "Dune (2021) [tmdbid-" in done.text
+        edited = s.alice.chat.messages[review.message_id]
+        assert edited.text.startswith("✅ Dune (2021): putting it into the library.")
+        assert "Dune (1984)" not in edited.button_texts  # the choice is made
+        (download,) = await s.store.downloads.list_downloads()
+        assert download.state == State.DONE
+        assert laid_out(s, "Dune.1080p.WEB-DL")
+        assert edited.photo == review.photo  # the caption was edited, the poster stays
+
+
+async def test_a_poster_telegram_cannot_fetch_is_sent_as_text(
+    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    async with stack(qbt, seeder, tmp_path, posters=True) as s:
+        s.tmdb.missing_posters.add(DUNE_2021)
+        review = await s.review_message("Dune.720p.WEB-DL")
+        assert not review.photo
+        assert review.button_texts[:2] == ["Dune (2021)", "Dune (1984)"]  # still one tap
+
+
+async def test_pick_on_the_review_page_lays_out_the_files_and_a_stale_tap_changes_nothing(
+    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    async with stack(qbt, seeder, tmp_path, posters=False) as s:
+        review = await s.review_message("Dune.1080p.WEB-DL")
+        assert not review.photo  # no poster host: text and buttons
+        pick_url = next(b.url for row in review.buttons for b in row if b.text == "Other…")
+        assert pick_url is not None
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = await (await browser.new_context(viewport=PHONE)).new_page()
+            await page.goto(pick_url)
+            await shoot(page, "review-real")
+            await page.click("text=This is it")
+            await page.wait_for_url(f"{s.public_url}/download/*")
+            await browser.close()
+        done = await s.done()
+        assert "Dune (2021) [tmdbid-" in done.text
+        assert laid_out(s, "Dune.1080p.WEB-DL")
+        stale = await s.alice.press(s.alice.chat.messages[review.message_id], "Dune (1984)")
+        assert stale.text == "This choice is no longer offered: here is the current state."
+        (download,) = await s.store.downloads.list_downloads()
+        assert download.state == State.DONE  # decided on the page: the tap changed nothing

@@ -491,6 +491,7 @@ class FakeTmdb(HttpFake):
     # (kind, id) that search still lists but whose details are gone (404, TMDB's
     # "could not be found"): an entry deleted or merged while the index lags.
     gone: set[tuple[str, int]] = field(default_factory=set)
+    missing_posters: set[str] = field(default_factory=set)  # paths the image host 404s
 
     @classmethod
     def of(cls, entries: Iterable[Entry]) -> FakeTmdb:
@@ -502,7 +503,21 @@ class FakeTmdb(HttpFake):
         app.router.add_get(r"/3/tv/{id}/season/{season}", self._season)
         app.router.add_get(r"/3/{kind}/{id}/{part}", self._part)
         app.router.add_get(r"/3/{kind}/{id}", self._details)
+        app.router.add_get("/t/p/{size}/{file}", self._image)
         app.router.add_route("*", "/{tail:.*}", self._unknown)
+
+    @property
+    def images_url(self) -> str:
+        """What ``metadata.tmdb_images`` should be: TMDB's image host, here."""
+        return f"{self._origin}/t/p"
+
+    async def _image(self, request: web.Request) -> web.StreamResponse:
+        """A poster, as image.tmdb.org serves it (any known size); one of
+        ``missing_posters`` is TMDB's 404."""
+        name = "/" + request.match_info["file"]
+        if name in self.missing_posters or request.match_info["size"] not in _SIZES:
+            return web.Response(status=404, text="Not Found")
+        return web.Response(body=_JPEG + name.encode(), content_type="image/jpeg")
 
     @property
     def base_url(self) -> str:
@@ -761,6 +776,10 @@ class FakeTmdb(HttpFake):
         if part == "external_ids":
             return {"imdb_id": entry.imdb_id, "tvdb_id": None, "wikidata_id": None}
         return None
+
+
+_SIZES = frozenset({"w92", "w154", "w185", "w342", "w500", "w780", "original"})
+_JPEG = bytes.fromhex("ffd8ffe000104a46494600010100000100010000ffd9")  # a minimal JPEG
 
 
 def _last_aired(entry: Entry) -> str:
