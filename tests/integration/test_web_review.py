@@ -20,7 +20,7 @@ from core.config import MetadataSettings, Settings, TelegramSettings, WebSetting
 from core.states import State
 from store import Store
 from store.migrate import migrate
-from tests.integration.conftest import library_in, settings_for
+from tests.integration.conftest import eventually, library_in, settings_for
 from tests.integration.test_import import torrent_of
 from tests.support.qbittorrent import QbtInstance, free_port
 from tests.support.telegram import FakeTelegram, FakeUser, Message
@@ -171,3 +171,30 @@ async def test_pick_on_the_review_page_lays_out_the_files_and_a_stale_tap_change
         assert stale.text == "This choice is no longer offered: here is the current state."
         (download,) = await s.store.downloads.list_downloads()
         assert download.state == State.DONE  # decided on the page: the tap changed nothing
+
+
+async def test_429s_on_the_photo_the_answer_and_the_caption_edit_are_waited_out(
+    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+) -> None:
+    async with stack(qbt, seeder, tmp_path, posters=True) as s:
+        s.tg.fail_next("sendPhoto", retry_after=1)
+        review = await s.review_message("Dune.2160p.WEB-DL")
+        assert review.photo  # delivered after the wait, still as a photo
+        refused = [c for c in s.tg.calls_to("sendPhoto") if c.status == 429]
+        assert len(refused) == 1
+        s.tg.fail_next("answerCallbackQuery", retry_after=1)
+        s.tg.fail_next("editMessageCaption", retry_after=1)
+        answer = await s.alice.press(review, "Dune (2021)")
+        assert answer.text == "Got it: Dune (2021)."
+        await s.done()
+        edited = await eventually(
+            lambda: _edited(s, review.message_id), within=10, what="the caption edited"
+        )
+        assert edited.text.startswith("✅ Dune (2021)")
+        for method in ("answerCallbackQuery", "editMessageCaption"):
+            assert [c.status for c in s.tg.calls_to(method)][:2] == [429, 200], method
+
+
+async def _edited(s: Stack, message_id: int) -> Message | None:
+    message = s.alice.chat.messages[message_id]
+    return message if message.edits else None
