@@ -109,7 +109,9 @@ def bearer_matches(request: web.Request, token: str) -> bool:
 
 
 def is_page(path: str) -> bool:
-    return path in ("/", "/library") or path.startswith(("/download/", "/review/", "/title/"))
+    return path in ("/", "/library", "/live") or path.startswith(
+        ("/download/", "/review/", "/title/")
+    )
 
 
 async def render_refusal(request: web.Request, status: int, tx: Texts) -> web.Response:

@@ -71,6 +71,7 @@ def setup(app: web.Application) -> None:
         "/download/{id}/duplicate/{choice:version|replace|skip}",
         _with_download(resolve_duplicate, CARD),
     )
+    app.router.add_get("/live", live)
     app.router.add_get("/library", library_page)
     app.router.add_get("/title/{id}", title_page)
     app.router.add_post("/title/{id}/relink", title_action)
@@ -249,6 +250,7 @@ class Page:
             "csrf": auth.csrf_of(self.request),
             "fmt": self.fmt,
             "fields": field_labels(self.tx),
+            "active_states": ACTIVE,
             "flash": flash(self.tx, self.request.query),
             **values,
         }
@@ -426,6 +428,33 @@ def _list_url(query: str, state: str, before: Id | None) -> str:
     params = {"q": query, "state": state, "before": before or ""}
     text = urlencode({key: value for key, value in params.items() if value})
     return f"/?{text}" if text else "/"
+
+
+# --- live progress --------------------------------------------------------------
+
+LIVE_IDS = 25  # a list page's rows
+
+
+async def live(request: web.Request) -> web.StreamResponse:
+    """The state and progress of the downloads a page shows (``ids``, comma
+    separated, at most 25), for ``static/app.js`` to refresh them while any is
+    active: ``{id: {state, label, percent, numbers, active}}``. Ids that are not ids,
+    or no download's, are left out."""
+    page = await Page.of(request)
+    wanted = [parse_id(part) for part in request.query.get("ids", "").split(",")[:LIVE_IDS]]
+    answer: dict[str, object] = {}
+    for download_id in dict.fromkeys(i for i in wanted if i is not None):
+        download = await page.deps.store.downloads.find_download(download_id)
+        if download is None:
+            continue
+        answer[download.id] = {
+            "state": download.state.value,
+            "label": page.fmt.state(download.state),
+            "percent": page.fmt.percent(download.progress),
+            "numbers": progress_text(page.tx, download),
+            "active": download.state in ACTIVE,
+        }
+    return web.json_response(answer, headers={"Cache-Control": "no-store"})
 
 
 # --- the library ----------------------------------------------------------------

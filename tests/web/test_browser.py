@@ -2,7 +2,8 @@
 by make test) on a phone-sized viewport, against the real application and a
 real SQLite file."""
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from core.ids import new_id
 from core.reasons import reason
+from core.states import State
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.hashes import v1, v2
@@ -101,3 +103,45 @@ async def shoot(page: Page, name: str) -> None:
     """Screenshots are kept as test artifacts (test-artifacts/screenshots)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     await page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+async def test_the_card_and_the_list_follow_a_download_as_it_runs(
+    browser: Browser, make_client: MakeClient, store: Store
+) -> None:
+    download = await new_download(store, "Arrival.2016.1080p", state=State.DOWNLOADING)
+    client = await make_client(settings_for(USER))
+    base = str(client.make_url("/")).rstrip("/")
+    page = await (await browser.new_context(viewport=PHONE)).new_page()
+    await page.goto(f"{base}/download/{download.id}?t={token()}")
+    assert await page.get_attribute("[data-live-progress]", "value") == "0"
+    await _progress(store, download.id, 0.62)
+    await until(lambda: page.get_attribute("[data-live-progress]", "value"), "62")
+    assert "62%" in await page.inner_text("[data-live-numbers]")
+    await shoot(page, "card-live")
+    await page.goto(f"{base}/")
+    await _progress(store, download.id, 0.9)
+    await until(lambda: page.inner_text("[data-live-percent]"), "90%")
+    async with store.db.write() as conn:  # done: the page shows it and stops asking
+        await conn.execute(
+            "UPDATE download SET state = 'done', progress = 1 WHERE id = :id", {"id": download.id}
+        )
+    await until(lambda: page.get_attribute("[data-live]", "data-active"), None)
+
+
+async def _progress(store: Store, download_id: str, progress: float) -> None:
+    async with store.db.write() as conn:
+        await conn.execute(
+            "UPDATE download SET progress = :p WHERE id = :id", {"p": progress, "id": download_id}
+        )
+
+
+async def until(probe: Callable[[], Awaitable[str | None]], expected: str | None) -> None:
+    """Poll the page (the Content-Security-Policy forbids evaluated scripts) until
+    ``probe`` gives ``expected``; fail after 10 s."""
+    last: str | None = None
+    for _ in range(100):
+        last = await probe()
+        if last == expected:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"still {last!r}, not {expected!r}")

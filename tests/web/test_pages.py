@@ -724,3 +724,19 @@ async def test_the_card_asks_what_to_do_with_a_copy_the_library_has(
     )
     assert again.status == 303  # outdated: back to the card, nothing changed
     assert "error=invalid_transition" in again.headers["Location"]
+
+
+async def test_live_answers_the_state_and_progress_of_the_ids_asked(
+    store: Store, client: Client, make_client: MakeClient
+) -> None:
+    moving = await new_download(store, "Arrival.2016", state=State.DOWNLOADING)
+    failed = await new_download(store, "Dune.2021", state=State.FAILED)
+    response = await client.get(f"/live?ids={moving.id},{failed.id},not-an-id,{new_id()}")
+    assert response.headers["Cache-Control"] == "no-store"
+    body = await response.json()
+    assert set(body) == {moving.id, failed.id}
+    assert body[moving.id]["active"] is True
+    assert body[moving.id]["percent"] == 0
+    assert (body[failed.id]["state"], body[failed.id]["active"]) == ("failed", False)
+    stranger = await make_client(settings_for(USER))
+    assert (await stranger.get(f"/live?ids={moving.id}")).status == 401  # a page: the session
