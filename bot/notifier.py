@@ -128,9 +128,11 @@ class Notifier:
             else:
                 stored = str(notification.payload.get("reason", ""))
                 review = None
+                why = reason_text(tx, Reason.loads(stored))
                 if notification.kind == "review" and download.state == State.REVIEW:
-                    why = reason_text(tx, Reason.loads(stored))
                     review = await self._views.send_review(chat_id, download, tx, why)
+                elif notification.kind == "done":
+                    review = await self._views.send_done(chat_id, download, tx, why)
                 if review is None:
                     text = notification_text(tx, notification.kind, download, stored)
                     notice = self._views.status_reply(
@@ -172,6 +174,7 @@ def _reply(notification: Notification, download: object) -> Reply:
         reply_to=int(str(payload["reply_to"])) if payload.get("reply_to") else None,
         download_id=notification.download_id if download else None,
         role=str(payload["role"]) if payload.get("role") else None,
+        photo=str(payload["photo"]) if payload.get("photo") and not gone else None,
     )
 
 

@@ -185,6 +185,8 @@ def list_text(tx: Texts, downloads: list[Download], *, first: int = 1, total: in
                 state=state_label(tx, download.state),
                 percent=round(download.progress * 100),
             )
+            + "\n"
+            + progress_bar(download.progress)
         )
     return "\n".join(lines)
 
@@ -282,6 +284,27 @@ def review_caption(
             html.escape(shorten(why, REASON_CHARS), quote=False),
             tx("Tap the right one, or Other… to search."),
         ]
+    )
+
+
+def done_caption(
+    tx: Texts, download: Download, title: str, year: int | None, added: str, why: str
+) -> str:
+    """ "Done" with the plain title and year, what a show's download added
+    ("S02: 8 episodes") and where it went."""
+    lines = [tx("🎬 Done: {title}", title=title_label(title, year))]
+    if added:
+        lines.append(added)  # made by ``seasons_added``: already HTML
+    lines.append(html.escape(shorten(why, REASON_CHARS), quote=False))
+    lines.append(f"<i>{html.escape(display_name(download), quote=False)}</i>")
+    return "\n".join(lines)
+
+
+def seasons_added(tx: Texts, episodes: Mapping[int, int]) -> str:
+    """ "S02, episodes: 8", one part per season (season → episodes)."""
+    return "; ".join(
+        tx("S{season}, episodes: {n}", season=f"{season:02d}", n=count)
+        for season, count in sorted(episodes.items())
     )
 
 

@@ -1,5 +1,6 @@
 """Sending and refreshing the bot's messages about a download."""
 
+from collections import Counter
 from typing import NamedTuple
 
 from aiogram import Bot
@@ -9,9 +10,19 @@ from aiogram.types import InlineKeyboardMarkup, Message, ReplyParameters
 from bot.keyboards import MAX_OFFERED, download_keyboard, review_keyboard
 from bot.links import Links
 from bot.sender import is_not_modified, send
-from bot.texts import fit_caption, fit_message, review_caption, status_text, title_label
+from bot.texts import (
+    done_caption,
+    fit_caption,
+    fit_message,
+    review_caption,
+    seasons_added,
+    status_text,
+    title_label,
+)
 from common.i18n import Texts
-from common.logs import for_download
+from common.logs import for_download, get_logger
+from core.ids import Id
+from core.library import read_entry
 from core.models import Download
 from core.posters import poster_url
 from store import Store
@@ -59,27 +70,77 @@ class Views:
         labels = [(c.id, title_label(c.title, c.year)) for c in offered]
         markup = review_keyboard(tx, self._links, download, labels, chat_id)
         poster = poster_url(self._posters, POSTER_SIZE, best.poster_path)
-        message = None
-        if poster is not None:
-            try:
-                message = await send(
-                    "send_photo",
-                    lambda: self.bot.send_photo(
-                        chat_id, poster, caption=caption, reply_markup=markup
-                    ),
-                    max_wait=0,
-                )
-            except TelegramBadRequest as error:  # Telegram could not fetch it: text instead
-                for_download(download.id).info("telegram.poster_refused", reason=str(error)[:200])
-        if message is None:
-            message = await send(
-                "send_message",
-                lambda: self.bot.send_message(chat_id, caption, reply_markup=markup),
-                max_wait=0,
-            )
+        message = await self._deliver(chat_id, caption, markup, photo=poster, about=download.id)
         shown = shown_key(caption, markup)
         return Sent(
             message, BotMessage(chat_id, message.message_id, download.id, "notification", shown)
+        )
+
+    async def send_done(self, chat_id: int, download: Download, tx: Texts, why: str) -> Sent | None:
+        """ "Done" with the title's poster, its plain title and year, and for a show
+        the seasons' episodes this download added; None when it has no library title
+        (the plain notification goes instead)."""
+        card = await self._store.card(download.id)
+        if card is None or card.title is None:
+            return None
+        title = card.title
+        added = Counter[int]()
+        for link in card.links if title.kind == "series" else ():
+            entry = read_entry(title.kind, title.folder, link.target_path)
+            if entry.season is not None:
+                added[entry.season] += len(entry.episodes)
+        caption = done_caption(
+            tx, download, title.name, title.year, seasons_added(tx, added) if added else "", why
+        )
+        markup = download_keyboard(tx, self._links, download, chat_id)
+        poster = poster_url(self._posters, POSTER_SIZE, title.poster_path)
+        message = await self._deliver(chat_id, caption, markup, photo=poster, about=download.id)
+        shown = shown_key(caption, markup)
+        return Sent(
+            message, BotMessage(chat_id, message.message_id, download.id, "notification", shown)
+        )
+
+    async def poster_of(self, download_id: Id) -> str | None:
+        """The poster of a download's title (or of its chosen candidate), if any."""
+        card = await self._store.card(download_id)
+        if card is None:
+            return None
+        chosen = card.recognition.chosen() if card.recognition else None
+        path = card.title.poster_path if card.title else chosen.poster_path if chosen else None
+        return poster_url(self._posters, POSTER_SIZE, path)
+
+    async def _deliver(
+        self,
+        chat_id: int,
+        text: str,
+        markup: InlineKeyboardMarkup | None,
+        *,
+        photo: str | None = None,
+        answered: ReplyParameters | None = None,
+        about: Id | None = None,
+    ) -> Message:
+        """A message, as a photo with ``text`` for caption when there is one; a photo
+        Telegram cannot fetch is sent as text, never lost. A 429 is raised at once
+        (``max_wait=0``): the outbox tries again after it."""
+        if photo is not None:
+            try:
+                return await send(
+                    "send_photo",
+                    lambda: self.bot.send_photo(
+                        chat_id, photo, caption=fit_caption(text), reply_markup=markup,
+                        reply_parameters=answered,
+                    ),
+                    max_wait=0,
+                )  # fmt: skip
+            except TelegramBadRequest as error:
+                log = for_download(about) if about else get_logger()
+                log.info("telegram.poster_refused", reason=str(error)[:200])
+        return await send(
+            "send_message",
+            lambda: self.bot.send_message(
+                chat_id, fit_message(text), reply_markup=markup, reply_parameters=answered
+            ),
+            max_wait=0,
         )
 
     def status_reply(
@@ -91,6 +152,7 @@ class Views:
         reply_to: int | None = None,
         text: str | None = None,
         role: str = "status",
+        photo: str | None = None,
     ) -> Reply:
         """A message that shows a download (``text`` or its status) with its buttons,
         for the outbox (``send_reply`` sends it)."""
@@ -102,6 +164,7 @@ class Views:
             reply_to,
             download.id,
             role,
+            photo,
         )
 
     async def send_reply(self, chat_id: int, reply: Reply) -> Sent:
@@ -113,13 +176,10 @@ class Views:
             if reply.reply_to
             else None
         )
-        message = await send(
-            "send_message",
-            lambda: self.bot.send_message(
-                chat_id, fit_message(reply.text), reply_markup=markup, reply_parameters=answered
-            ),
-            max_wait=0,
-        )
+        message = await self._deliver(
+            chat_id, reply.text, markup, photo=reply.photo, answered=answered,
+            about=reply.download_id,
+        )  # fmt: skip
         if reply.download_id is None or reply.role is None:
             return Sent(message, None)
         about = BotMessage(

@@ -33,6 +33,7 @@ class Reply:
     reply_to: int | None = None
     download_id: Id | None = None
     role: str | None = None
+    photo: str | None = None  # a poster's URL: sent as a photo with the text as caption
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,12 @@ class Inbox:
 
 async def enqueue_reply(conn: aiosqlite.Connection, chat_id: int, reply: Reply, now: str) -> None:
     """Inside a write transaction: a reply in the chat's outbox queue."""
-    payload = {"text": reply.text, "markup": reply.markup, "reply_to": reply.reply_to}
+    payload = {
+        "text": reply.text,
+        "markup": reply.markup,
+        "reply_to": reply.reply_to,
+        "photo": reply.photo,
+    }
     if reply.role is not None:
         payload["role"] = reply.role
     await conn.execute(

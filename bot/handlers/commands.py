@@ -117,4 +117,5 @@ async def cmd_status(
         await turn.reply(Reply(not_found_text(tx)))
         return
     for_download(download.id).info("telegram.status_requested")
-    await turn.reply(views.status_reply(tx, message.chat.id, download, role="reply"))
+    poster = await views.poster_of(download.id)
+    await turn.reply(views.status_reply(tx, message.chat.id, download, role="reply", photo=poster))

@@ -128,7 +128,17 @@ async def test_a_tap_in_the_chat_decides_and_the_message_shows_the_outcome(
         answer = await s.alice.press(review, "Dune (2021)")
         assert answer.text == "Got it: Dune (2021)."
         done = await s.done()
+        assert done.photo  # the title's poster
+        assert done.text.startswith("🎬 Done: Dune (2021)\n")
         assert "Dune (2021) [tmdbid-" in done.text
+        assert done.button_texts == ["Open", "Relink"]
+        (download,) = await s.store.downloads.list_downloads()
+        status = await s.alice.send_text(f"/status {download.id}")
+        shown = await s.alice.wait_for(
+            lambda m: m.from_bot and m.message_id > status.message_id, timeout=10
+        )
+        assert shown.photo  # /status shows the poster and the progress line
+        assert "100%" in shown.text or "in the library" in shown.text
         edited = s.alice.chat.messages[review.message_id]
         assert edited.text.startswith("✅ Dune (2021): putting it into the library.")
         assert "Dune (1984)" not in edited.button_texts  # the choice is made
