@@ -32,6 +32,7 @@ from aiogram.methods import TelegramMethod
 from aiogram.types import Update
 from aiohttp import web
 
+from bot.sender import send
 from bot.texts import refusal_text, unhandled_text
 from common.i18n import I18n
 from common.logs import Logger, get_logger
@@ -252,11 +253,20 @@ class UpdateInbox:
         with contextlib.suppress(Exception):  # one polite try; a stranger is not retried
             async with asyncio.timeout(REFUSE_WITHIN):
                 if updates.kind_of(update) == "callback_query":
-                    await self._bot.answer_callback_query(
-                        str(body.get("id")), text=text[:200], show_alert=True
+                    await send(
+                        "answer_callback_query",
+                        lambda: self._bot.answer_callback_query(
+                            str(body.get("id")), text=text[:200], show_alert=True
+                        ),
+                        max_wait=0,
                     )
                 elif updates.kind_of(update) == "message":
-                    await self._bot.send_message(chat[0], text)
+                    await send(
+                        "send_message",
+                        lambda: self._bot.send_message(chat[0], text),
+                        max_wait=0,
+                        chat_id=chat[0],
+                    )
 
     # --- handling -----------------------------------------------------------
 

@@ -122,7 +122,10 @@ class Notifier:
             elif download is None:
                 text = system_text(tx, notification.kind, notification.payload)
                 message = await send(
-                    "send_message", lambda: self._views.bot.send_message(chat_id, text), log=log
+                    "send_message",
+                    lambda: self._views.bot.send_message(chat_id, text),
+                    log=log,
+                    chat_id=chat_id,
                 )
                 about = None
             else:

@@ -131,6 +131,7 @@ class Views:
                         reply_parameters=answered,
                     ),
                     max_wait=0,
+                    chat_id=chat_id,
                 )  # fmt: skip
             except TelegramBadRequest as error:
                 log = for_download(about) if about else get_logger()
@@ -141,6 +142,7 @@ class Views:
                 chat_id, fit_message(text), reply_markup=markup, reply_parameters=answered
             ),
             max_wait=0,
+            chat_id=chat_id,
         )
 
     def status_reply(
@@ -219,6 +221,8 @@ class Views:
                         chat_id=chat_id, message_id=message_id, caption=body, reply_markup=markup
                     ),
                     log=for_download(download.id),
+                    chat_id=chat_id,
+                    idempotent=True,
                 )
             else:
                 await send(
@@ -227,6 +231,8 @@ class Views:
                         body, chat_id=chat_id, message_id=message_id, reply_markup=markup
                     ),
                     log=for_download(download.id),
+                    chat_id=chat_id,
+                    idempotent=True,
                 )
         except TelegramBadRequest as error:
             if not is_not_modified(error):

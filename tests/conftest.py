@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 import structlog
 
+from bot import sender
 from store import Store
 from store.migrate import migrate
 from tests.support.telegram import FakeTelegram
@@ -14,6 +15,13 @@ async def tg() -> AsyncIterator[FakeTelegram]:
     """A fake Bot API server (tests/support/telegram.py) for one test."""
     async with FakeTelegram() as fake:
         yield fake
+
+
+@pytest.fixture(autouse=True)
+def _fresh_pacer() -> None:
+    """Telegram counts a chat's messages per bot; every test runs a bot of its own, so
+    it starts with the chats' bursts full (the pacer is one per process)."""
+    sender.PACER = sender.ChatPacer()
 
 
 @pytest.fixture

@@ -57,7 +57,12 @@ async def on_list_page(
     message = query.message
     if isinstance(message, Message):
         try:
-            await send("edit_message_text", lambda: message.edit_text(text, reply_markup=markup))
+            await send(
+                "edit_message_text",
+                lambda: message.edit_text(text, reply_markup=markup),
+                chat_id=message.chat.id,
+                idempotent=True,
+            )
         except TelegramAPIError as error:  # the old page stays; pressing again works
             get_logger().info("telegram.list_page_not_shown", reason=str(error)[:200])
 

@@ -1,6 +1,7 @@
 """Texts of the bot's photo messages: captions within Telegram's 1 024 characters,
 the seasons a download added, in Russian and English."""
 
+from bot.sender import ChatPacer
 from bot.texts import CAPTION_CHARS, done_caption, fit_caption, seasons_added
 from common.i18n import I18n
 from core.models import Download
@@ -31,3 +32,13 @@ def test_a_done_caption_names_the_title_and_fits_a_caption() -> None:
     assert "&lt;i&gt;" in caption  # the torrent's name, escaped
     long = fit_caption("x" * 5000)
     assert len(long) == CAPTION_CHARS
+
+
+def test_a_chat_gets_a_burst_then_one_message_a_second() -> None:
+    pacer = ChatPacer(burst=3, per_second=1.0)
+    assert [pacer.delay(7, now=100.0) for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert pacer.delay(7, now=100.0) == 1.0  # the fourth waits a second
+    assert pacer.delay(8, now=100.0) == 0.0  # another chat is not held up
+    assert pacer.delay(7, now=110.0) == 0.0  # refilled meanwhile (capped at the burst)
+    assert [pacer.delay(7, now=110.0) for _ in range(2)] == [0.0, 0.0]
+    assert pacer.delay(7, now=110.0) == 1.0
