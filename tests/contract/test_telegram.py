@@ -158,3 +158,52 @@ def test_the_schema_check_refuses_what_telegram_would_not_send(
     if required:
         missing = {k: v for k, v in good.items() if k != required[0]}
         assert schema.problems(missing, model) != []
+
+
+async def test_a_photo_and_its_edits_come_back_as_telegram_answers(tg: FakeTelegram) -> None:
+    """sendPhoto (by an uploaded file: the fakes fetch URLs as Telegram does, and
+    tests/integration/test_web_review.py sends them), editMessageCaption and
+    editMessageReplyMarkup: a photo message has ``photo`` sizes and a ``caption``, no
+    ``text``; a caption past 1 024 characters and an unfetchable URL are refused."""
+    tg.user(USER, first_name="Ann", language_code="en")
+    await tg.user(USER, first_name="Ann").send_text("/start")
+    keyboard = {"inline_keyboard": [[{"text": "Dune (2021)", "callback_data": "j1p:a:b"}]]}
+    async with aiohttp.ClientSession() as http:
+        form = aiohttp.FormData()
+        form.add_field("chat_id", str(USER))
+        form.add_field("caption", "🤔 <b>Dune</b> (2021)")
+        form.add_field("parse_mode", "HTML")
+        form.add_field("reply_markup", json.dumps(keyboard))
+        form.add_field("photo", b"\xff\xd8\xff\xd9", filename="poster.jpg")
+        async with http.post(f"{tg.base_url}/bot{tg.token}/sendPhoto", data=form) as response:
+            sent = (await response.json())["result"]
+    assert_valid(sent, Message)
+    assert set(sent) == {"message_id", "from", "chat", "date", "photo", "caption",
+                         "caption_entities", "reply_markup"}  # fmt: skip
+    for size in sent["photo"]:
+        assert_valid(size, PhotoSize)
+    captioned = await call(
+        tg, "editMessageCaption", chat_id=USER, message_id=sent["message_id"],
+        caption="✅ Dune (2021)", reply_markup={"inline_keyboard": []},
+    )  # fmt: skip
+    assert_valid(captioned, Message)
+    assert captioned["caption"] == "✅ Dune (2021)"
+    assert "text" not in captioned
+    assert "edit_date" in captioned
+    assert_valid(
+        await call(
+            tg, "editMessageReplyMarkup", chat_id=USER, message_id=sent["message_id"],
+            reply_markup=keyboard,
+        ),
+        Message,
+    )  # fmt: skip
+    async with aiohttp.ClientSession() as http:
+        for params in (
+            {"chat_id": USER, "photo": "https://image.example.invalid/x.jpg"},
+            {"chat_id": USER, "photo": "AgAC-not-a-file", "caption": "x"},
+            {"chat_id": USER, "message_id": sent["message_id"], "caption": "x" * 1025},
+        ):
+            method = "editMessageCaption" if "message_id" in params else "sendPhoto"
+            async with http.post(f"{tg.base_url}/bot{tg.token}/{method}", json=params) as answer:
+                body = await answer.json()
+            assert (answer.status, body["ok"]) == (400, False), params
