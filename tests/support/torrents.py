@@ -86,16 +86,17 @@ def add_magnet(
         raise RuntimeError(f"torrents_add({magnet!r}) answered {result!r}")
 
 
-def remind_of_the_seeder(client: qbittorrentapi.Client, peer: str) -> None:
+WAITING_FOR_DATA = frozenset({"stalledDL", "metaDL", "forcedMetaDL", "downloading"})
+
+
+def remind_of_the_seeder(
+    client: qbittorrentapi.Client, peer: str, states: frozenset[str] = WAITING_FOR_DATA
+) -> None:
     """This swarm is one seeder found by a peer hint (no tracker, DHT or PeX); once
     libtorrent loses that peer it may wait minutes before it tries it again (seen
     on 4.5 and 5.x: a retried torrent stalled for the whole wait). A real swarm has
     trackers; here the seeder is added again to every torrent still waiting for
     data, as a tracker would."""
-    waiting = [
-        str(info["hash"])
-        for info in client.torrents_info()
-        if info.get("state") in {"stalledDL", "metaDL", "forcedMetaDL", "downloading"}
-    ]
+    waiting = [str(info["hash"]) for info in client.torrents_info() if info.get("state") in states]
     if waiting:
         client.torrents_add_peers(peers=[peer], torrent_hashes=waiting)
