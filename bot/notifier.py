@@ -131,8 +131,12 @@ class Notifier:
             else:
                 stored = str(notification.payload.get("reason", ""))
                 review = None
-                why = reason_text(tx, Reason.loads(stored))
-                if notification.kind == "review" and download.state == State.REVIEW:
+                asked = Reason.loads(stored)
+                why = reason_text(tx, asked)
+                # Which title it is ("review.…"); a layout question (the library has a
+                # copy, a file in the way) is answered on the card, not by a pick.
+                picking = asked is not None and asked.code.startswith("review.")
+                if notification.kind == "review" and download.state == State.REVIEW and picking:
                     review = await self._views.send_review(chat_id, download, tx, why)
                 elif notification.kind == "done":
                     review = await self._views.send_done(chat_id, download, tx, why)

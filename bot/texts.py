@@ -193,7 +193,11 @@ def list_text(tx: Texts, downloads: list[Download], *, first: int = 1, total: in
 
 def notification_text(tx: Texts, kind: str, download: Download, stored: str) -> str:
     name = display_name(download)
-    reason = shorten(reason_text(tx, Reason.loads(stored)), REASON_CHARS)
+    why = Reason.loads(stored)
+    reason = shorten(reason_text(tx, why), REASON_CHARS)
+    if kind == "review" and why is not None and not why.code.startswith("review."):
+        # Not which title it is, but what to do with its files (open the card).
+        return tx("🤔 Downloaded: {name}", name=name) + "\n" + html.escape(reason, quote=False)
     texts = {
         "done": lambda: tx("🎬 Done: {name}", name=name) + "\n" + html.escape(reason, quote=False),
         "review": lambda: (

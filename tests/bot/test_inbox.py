@@ -11,10 +11,13 @@ import aiohttp
 from structlog.testing import capture_logs
 
 from bot.app import webhook_secret
+from core.evidence import Evidence
+from core.ids import new_id
 from core.models import NewDownload
 from core.reasons import reason
 from core.states import State
 from store.migrate import migrate
+from store.recognition import StoredCandidate
 from tests.bot.conftest import ALICE, SECRET, Door
 from tests.support.telegram import FakeTelegram, FakeUser, Message
 from tests.web.test_library_pages import a_library
@@ -176,3 +179,37 @@ async def test_library_answers_with_a_button_to_each_matching_title(
     assert f"/title/{dark}?t=" in (found.buttons[0][0].url or "")
     none = await answer_after(alice, await alice.send_text("/library <b>x</b>"))
     assert none.text == "В библиотеке нет ничего по «<b>x</b>»."  # escaped, shown as typed
+
+
+async def test_a_review_the_library_asks_is_answered_on_the_card_not_by_a_pick(
+    door: Door, tg: FakeTelegram
+) -> None:
+    """ "The library already has it" is a review too, but the title is right: the
+    notification offers the card (keep both, replace, skip there), not candidates."""
+    store = door.store
+    alice = tg.user(ALICE, language_code="en")
+    await answer_after(alice, await alice.send_text("/help"), within=10)
+    made = NewDownload(name="Dune.2160p", source="telegram", source_ref="", chat_id=ALICE)
+    download = (
+        await store.downloads.create_download_if_no_active(made, [secrets.token_hex(20)])
+    ).download
+    await store.recognitions.save(
+        download.id, kind="movie", title="Dune", year=2021, season=None, status="auto",
+        reason=reason("auto.year"), files=[], candidates=[a_candidate()],
+    )  # fmt: skip
+    for state in (State.DOWNLOADING, State.IMPORTING):
+        await store.downloads.move(download.id, state, reason=reason("qbt.seen"))
+    asked = reason("layout.in_library", target="/media/movies/Dune/Dune.mkv", other="Dune.1080p")
+    await store.downloads.move(download.id, State.REVIEW, reason=asked, announce=True)
+    door.door.notifier.wake.set()
+    notice = await alice.wait_for(lambda m: m.from_bot and "already has" in m.text, timeout=10)
+    assert "Dune (2021)" not in notice.button_texts  # no candidate to pick
+    assert "Open" in notice.button_texts
+
+
+def a_candidate() -> StoredCandidate:
+    return StoredCandidate(
+        id=new_id(), provider="tmdb", provider_id="438631", kind="movie", title="Dune",
+        original_title="Dune", year=2021, overview=None, poster_path=None, popularity=1.0,
+        score=1.0, selected=True, evidence=Evidence("exact", "Dune", "exact"),
+    )  # fmt: skip
