@@ -244,9 +244,7 @@ async def settle(
             # would; jellybit must ride that outage too and still lose nothing.
             print(f"crash test: qbittorrent-nox exited ({qbt.process and qbt.process.poll()})")
             qbt.start()
-        # Stalled ones only, as a tracker would: the crash test's many hybrids fetching
-        # metadata are left alone (an update of one then is what 5.x mishandles).
-        remind_of_the_seeder(qbt.client(), peer, frozenset({"stalledDL"}))
+        remind_of_the_seeder(qbt.client(), peer)
         with closing_db(config.database) as db:
             moving = db.execute(
                 f"SELECT count(*) FROM download WHERE state IN {UNSETTLED}"
