@@ -157,6 +157,12 @@ class Downloads:
             return None
         return await self._db.read(lambda conn: read_download(conn, download_id))
 
+    async def find_downloads(self, download_ids: Iterable[Id]) -> list[Download]:
+        """The downloads of these ids that exist, in one trip to the reader thread."""
+        wanted = list(dict.fromkeys(download_ids))
+        found = await self._db.read(lambda conn: [read_download(conn, i) for i in wanted])
+        return [download for download in found if download is not None]
+
     async def get_download(self, download_id: Id) -> Download:
         found = await self.find_download(download_id)
         if found is None:

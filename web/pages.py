@@ -443,10 +443,8 @@ async def live(request: web.Request) -> web.StreamResponse:
     page = await Page.of(request)
     wanted = [parse_id(part) for part in request.query.get("ids", "").split(",")[:LIVE_IDS]]
     answer: dict[str, object] = {}
-    for download_id in dict.fromkeys(i for i in wanted if i is not None):
-        download = await page.deps.store.downloads.find_download(download_id)
-        if download is None:
-            continue
+    found = await page.deps.store.downloads.find_downloads(i for i in wanted if i is not None)
+    for download in found:
         answer[download.id] = {
             "state": download.state.value,
             "label": page.fmt.state(download.state),
