@@ -1,10 +1,14 @@
-"""The composition root: builds every part from the settings and runs them on one loop."""
+"""The composition root: ``build_application`` builds every part from the settings;
+``Application.run`` runs them on one loop; ``run_application`` adds the signals.
+Nothing else wires parts (tests/test_conventions.py holds that): the sandbox, the
+tests and the benches build through here too, changing only ``Tuning``."""
 
 import asyncio
 import os
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from aiohttp import web
 
@@ -13,13 +17,15 @@ from bot.links import Links
 from common.i18n import I18n
 from common.logs import get_logger
 from core.config import Settings
+from core.notifications import OUTAGE_NOTICE
 from jellybit import version
 from jellybit.secrets import web_secret
 from store import Store
 from web import api, metrics, pages
 from web.app import Setup, WebDeps, build_web_app
-from worker.engine import Engine
-from worker.supervisor import Supervisor
+from worker.engine import Engine, UseCases
+from worker.poller import FULL_RESYNC_EVERY
+from worker.supervisor import Part, Supervisor
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # The first signal stops gracefully within STOP_WITHIN seconds (10 s promised,
@@ -36,6 +42,128 @@ STORE_CLOSE_WITHIN = 1.0
 # (spawned at start, slow on a busy machine) finishes that first.
 CLIENTS_CLOSE_WITHIN = 2.5
 EXIT_PART_FAILED = 3  # a part kept failing: systemd restarts jellybit (Restart=on-failure)
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """What the sandbox, the tests and the benches change; ``jellybit run`` uses the
+    defaults."""
+
+    full_resync_every: float = FULL_RESYNC_EVERY  # seconds between the poller's full listings
+    outage_notice: float = OUTAGE_NOTICE  # seconds of qBittorrent silence before people are told
+    web_parts: tuple[Setup, ...] = ()  # more routes (the sandbox's /sandbox page)
+    # Each background part passes through this (tests: a part whose first run fails).
+    wrap_part: Callable[[Part], Part] = field(default=lambda part: part)
+
+
+@dataclass
+class Application:
+    """jellybit built: every part, not running yet. ``run`` once, then ``close``."""
+
+    settings: Settings
+    store: Store
+    engine: Engine
+    telegram: TelegramFrontDoor
+    web: web.Application  # the pages, the API, /metrics, /healthz (and the webhook)
+    supervisor: Supervisor
+    secret: bytes
+    _late: list[str] = field(default_factory=list)  # parts abandoned on the way out
+
+    @property
+    def cases(self) -> UseCases:
+        return self.engine.cases
+
+    async def run(self, stop: asyncio.Event) -> int:
+        """Serve the web app on ``web.listen`` and run the parts until ``stop`` (0), or
+        until a part kept failing for ``GIVE_UP_AFTER`` s (EXIT_PART_FAILED)."""
+        runner = web.AppRunner(self.web, access_log=None, shutdown_timeout=WEB_STOP_WITHIN)
+        await runner.setup()
+        running = asyncio.create_task(self.supervisor.run(stop), name="parts")
+        try:
+            web_settings = self.settings.web
+            await web.TCPSite(runner, web_settings.host, web_settings.port).start()
+            warm_up_models()
+            get_logger().info(
+                "jellybit.started",
+                version=version(),
+                database=str(self.settings.database_path),
+                web=web_settings.listen,
+            )
+            await self._until_stopped(stop, running)
+        finally:
+            if not running.done():
+                running.cancel()
+                await asyncio.wait([running], timeout=CANCEL_WITHIN)
+            await runner.cleanup()  # bounded by its shutdown_timeout
+        if not running.cancelled() and running.exception() is not None:
+            get_logger().error("jellybit.exit_part_failed", reason=str(running.exception()))
+            return EXIT_PART_FAILED
+        return 0
+
+    async def close(self) -> list[str]:
+        """Close the clients and the store, each bounded; returns what was abandoned."""
+        try:
+            async with asyncio.timeout(CLIENTS_CLOSE_WITHIN):
+                await self.telegram.close()
+                await self.engine.close()
+        except TimeoutError:
+            self._late.append("clients")
+        try:
+            async with asyncio.timeout(STORE_CLOSE_WITHIN):
+                await self.store.close()  # after the write in flight: it holds the writer lock
+        except TimeoutError:
+            self._late.append("store")
+        return self._late
+
+    async def _until_stopped(self, stop: asyncio.Event, running: asyncio.Task[None]) -> None:
+        """Until ``stop`` or the end of the supervisor (a part gave up); then the parts
+        get PARTS_STOP_WITHIN seconds to end by themselves, and are cancelled if late."""
+        stopped = asyncio.create_task(stop.wait())
+        await asyncio.wait([running, stopped], return_when=asyncio.FIRST_COMPLETED)
+        stop.set()
+        stopped.cancel()
+        done, _ = await asyncio.wait([running], timeout=PARTS_STOP_WITHIN)
+        if not done:
+            self._late.extend(self.supervisor.running())
+
+
+async def build_application(settings: Settings, *, tuning: Tuning = Tuning()) -> Application:
+    """Every part of jellybit from ``settings``; the database is already migrated."""
+    store = await Store.open(settings.database_path)
+    secret = web_secret(settings)
+    metadata = settings.metadata
+    engine = Engine.build(
+        store,
+        settings.qbittorrent,
+        library=settings.library,
+        metadata=metadata,
+        jellyfin=settings.jellyfin,
+        full_resync_every=tuning.full_resync_every,
+        outage_notice=tuning.outage_notice,
+    )
+    i18n = I18n(settings.general.language)
+    public_url = settings.web.public_url
+    tmdb = metadata.provider == "tmdb" and bool(metadata.tmdb_api_key)
+    telegram = TelegramFrontDoor.build(
+        settings.telegram, store, engine.cases, i18n, Links(public_url, secret),
+        posters=metadata.tmdb_images if tmdb else "",
+    )  # fmt: skip
+    parts = [*engine.parts(), *telegram.parts(public_url=public_url, web_secret=secret)]
+    supervisor = Supervisor([tuning.wrap_part(part) for part in parts])
+    deps = WebDeps(
+        store=store,
+        cases=engine.cases,
+        i18n=i18n,
+        settings=settings,
+        secret=secret,
+        last_poll_age=engine.poller.last_answer_age,
+        loops=(*engine.loops, *telegram.loops),
+        parts=supervisor.health,
+    )
+    app = build_web_app(deps, pages.setup, api.setup, metrics.setup, *tuning.web_parts)
+    if settings.telegram.mode == "webhook":
+        telegram.mount_webhook(app, secret)
+    return Application(settings, store, engine, telegram, app, supervisor, secret)
 
 
 class _Signals:
@@ -70,76 +198,21 @@ class _Signals:
         os._exit(0)
 
 
-async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()) -> int:
+async def run_application(settings: Settings, *, tuning: Tuning = Tuning()) -> int:
     """Run until SIGINT or SIGTERM (0), or until a part kept failing for
     ``GIVE_UP_AFTER`` seconds (EXIT_PART_FAILED: systemd starts jellybit anew); the
-    database is already migrated.
-
-    ``web_parts`` add routes to the web app (the sandbox's ``/sandbox`` page)."""
+    database is already migrated."""
     log = get_logger()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     signals = _Signals(stop)
     for signum in SIGNALS:
         loop.add_signal_handler(signum, signals.handle, signum)
-    store = await Store.open(settings.database_path)
-    secret = web_secret(settings)
-    engine = Engine.build(
-        store,
-        settings.qbittorrent,
-        library=settings.library,
-        metadata=settings.metadata,
-        jellyfin=settings.jellyfin,
-    )
-    i18n = I18n(settings.general.language)
-    links = Links(settings.web.public_url, secret)
-    metadata = settings.metadata
-    tmdb = metadata.provider == "tmdb" and bool(metadata.tmdb_api_key)
-    telegram = TelegramFrontDoor.build(
-        settings.telegram, store, engine.cases, i18n, links,
-        posters=metadata.tmdb_images if tmdb else "",
-    )  # fmt: skip
-    supervisor = Supervisor(
-        [
-            *engine.parts(),
-            *telegram.parts(public_url=settings.web.public_url, web_secret=secret),
-        ]
-    )
-    deps = WebDeps(
-        store=store,
-        cases=engine.cases,
-        i18n=i18n,
-        settings=settings,
-        secret=secret,
-        last_poll_age=engine.poller.last_answer_age,
-        loops=(*engine.loops, *telegram.loops),
-        parts=supervisor.health,
-    )
-    app = build_web_app(deps, pages.setup, api.setup, metrics.setup, *web_parts)
-    if settings.telegram.mode == "webhook":
-        telegram.mount_webhook(app, secret)
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=WEB_STOP_WITHIN)
-    await runner.setup()
-    await web.TCPSite(runner, settings.web.host, settings.web.port).start()
-    warm_up_models()
-    log.info(
-        "jellybit.started",
-        version=version(),
-        database=str(settings.database_path),
-        web=settings.web.listen,
-    )
-    running = asyncio.create_task(supervisor.run(stop), name="parts")
-    late: list[str] = []
+    application = await build_application(settings, tuning=tuning)
     try:
-        await _run_until_stopped(stop, running, supervisor, late)
+        return await application.run(stop)
     finally:
-        await runner.cleanup()  # bounded by its shutdown_timeout
-        await _close(engine, telegram, late)
-        try:
-            async with asyncio.timeout(STORE_CLOSE_WITHIN):
-                await store.close()  # after the write in flight: it holds the writer lock
-        except TimeoutError:
-            late.append("store")
+        late = await application.close()
         if late:
             log.warning("jellybit.stop_late", abandoned=late)
         else:
@@ -147,32 +220,3 @@ async def run_application(settings: Settings, *, web_parts: Sequence[Setup] = ()
         for signum in SIGNALS:
             loop.remove_signal_handler(signum)
         log.info("jellybit.stopped")
-    if running.done() and not running.cancelled() and running.exception() is not None:
-        log.error("jellybit.exit_part_failed", reason=str(running.exception()))
-        return EXIT_PART_FAILED
-    return 0
-
-
-async def _run_until_stopped(
-    stop: asyncio.Event, running: asyncio.Task[None], supervisor: Supervisor, late: list[str]
-) -> None:
-    """Until ``stop`` or the end of the supervisor (a part gave up); then the parts
-    get PARTS_STOP_WITHIN seconds to end by themselves, and are cancelled if late."""
-    stopped = asyncio.create_task(stop.wait())
-    await asyncio.wait([running, stopped], return_when=asyncio.FIRST_COMPLETED)
-    stop.set()
-    stopped.cancel()
-    done, _ = await asyncio.wait([running], timeout=PARTS_STOP_WITHIN)
-    if not done:
-        late.extend(supervisor.running())
-        running.cancel()
-        await asyncio.wait([running], timeout=CANCEL_WITHIN)
-
-
-async def _close(engine: Engine, telegram: TelegramFrontDoor, late: list[str]) -> None:
-    try:
-        async with asyncio.timeout(CLIENTS_CLOSE_WITHIN):
-            await telegram.close()
-            await engine.close()
-    except TimeoutError:
-        late.append("clients")

@@ -26,7 +26,7 @@ from core.config import (
     TelegramSettings,
     WebSettings,
 )
-from jellybit.app import run_application
+from jellybit.app import Tuning, run_application
 from sandbox.botapi import BotApiServer
 from sandbox.page import SandboxChat
 from sandbox.qbittorrent import QBITTORRENT_NOX, QbtInstance, free_port, new_qbittorrent
@@ -61,7 +61,7 @@ async def run_sandbox(data_dir: Path) -> int:
             migrate(settings.database_path)
             _announce(settings, data_dir)
             chat = SandboxChat(person, samples)
-            return await run_application(settings, web_parts=(chat.setup,))
+            return await run_application(settings, tuning=Tuning(web_parts=(chat.setup,)))
     finally:
         await asyncio.to_thread(_stop, started)
 

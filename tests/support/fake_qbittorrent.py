@@ -1,0 +1,595 @@
+"""A fake qBittorrent WebUI (API v2) for behaviour tests: what jellybit calls, answered
+as qbittorrent-nox 4.5.2 or 5.3.0 answers (``version="4.5"`` or ``"5"``).
+
+Its torrents are built from records of the real versions (``tests/data/qbittorrent/``:
+every field of a torrent, its properties, its files, the server state), and
+``tests/contract/test_qbittorrent.py`` runs the same cases against this fake and against
+real qbittorrent-nox 4.5 and 5.x, so a difference in a shape or an answer fails there.
+
+Served: ``auth/login`` / ``logout`` (a ``SID`` cookie; 4.5 answers ``Ok.``/``Fails.``,
+5.x 204/401), ``app/version``, ``app/webapiVersion``, ``app/preferences``,
+``torrents/categories``, ``sync/maindata`` (``rid``: a partial answer holds only what
+changed since that answer, removals in ``torrents_removed``; 5.x leaves out empty
+collections), ``torrents/info`` (``category``, ``hashes``), ``torrents/count`` (5.x),
+``torrents/properties`` and ``files`` (404 for an unknown hash), ``torrents/add`` (magnets
+in ``urls``, files in ``torrents``; 4.5 ``Ok.``/``Fails.``, 5.x JSON counts/409; a bad
+file 415), ``delete``, ``pause``/``resume`` (4.5) or ``stop``/``start`` (5.x; the other
+pair is a 404), ``recheck``, ``reannounce``.
+
+The swarm: ``offer(made)`` makes a torrent downloadable. Added, it fetches its metadata
+(``metaDL``) for ``metadata_s``, downloads for ``download_s`` and then seeds, with its
+files copied into its save path, as a real download leaves them. A magnet nobody offers
+stays in ``metaDL``. ``hold(t)`` keeps a torrent downloading until ``release(t)``.
+Faults (``tests/support/http_fake.py``): ``set_down``, ``set_delay``, ``fail_next``;
+``restart()`` forgets the sessions (the next call is a 403, as after a real restart).
+"""
+
+from __future__ import annotations
+
+import copy
+import email.parser
+import base64
+import json
+import secrets
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import libtorrent as lt
+from aiohttp import web
+
+from tests.support.http_fake import Call, HttpFake
+from tests.support.torrents import MadeTorrent
+
+Version = Literal["4.5", "5"]
+RECORDS = Path(__file__).parent.parent / "data" / "qbittorrent"
+_KEPT_ANSWERS = 64  # maindata answers a later rid may refer to
+
+
+def record(version: Version) -> dict[str, Any]:
+    """What the real ``version`` answered (``tests/data/qbittorrent/<version>.json``)."""
+    loaded: dict[str, Any] = json.loads((RECORDS / f"{version}.json").read_text())
+    return loaded
+
+
+@dataclass
+class _Torrent:
+    id: str
+    v1: str | None
+    v2: str | None
+    name: str
+    save_path: Path
+    category: str
+    tags: str
+    magnet: str
+    added_on: int
+    made: MadeTorrent | None = None  # None: nobody offers it (stays in metaDL)
+    has_metadata: bool = False
+    started_download: float = 0.0  # monotonic time the metadata arrived
+    stopped: bool = False
+    held: bool = False
+    done: bool = False
+
+    @property
+    def size(self) -> int:
+        if self.made is None or not self.has_metadata:
+            return 0
+        content = self.made.content
+        if content.is_file():
+            return content.stat().st_size
+        return sum(p.stat().st_size for p in content.rglob("*") if p.is_file())
+
+
+@dataclass
+class FakeQbittorrent(HttpFake):
+    version: Version = "5"
+    root: Path = field(default_factory=lambda: Path("/tmp"))
+    username: str = "admin"
+    password: str = field(default_factory=lambda: secrets.token_hex(8))
+    metadata_s: float = 0.1
+    download_s: float = 0.3
+    torrents: dict[str, _Torrent] = field(default_factory=dict)
+    _offered: dict[str, MadeTorrent] = field(default_factory=dict, repr=False)
+    _sessions: set[str] = field(default_factory=set, repr=False)
+    # What each maindata answer showed (torrents, category names), for a later rid.
+    _answers: dict[int, tuple[dict[str, dict[str, Any]], set[str]]] = field(
+        default_factory=dict, repr=False
+    )
+    _rid: int = 0
+    _category_names: set[str] = field(default_factory=set, repr=False)  # kept, as qBittorrent does
+    _tag_names: set[str] = field(default_factory=set, repr=False)
+
+    def __post_init__(self) -> None:
+        self._record = record(self.version)
+        self.downloads_dir.mkdir(parents=True, exist_ok=True)
+
+    # ---- what a test uses ---------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        return self._origin
+
+    @property
+    def downloads_dir(self) -> Path:
+        return self.root / "downloads"
+
+    def offer(self, made: MadeTorrent) -> None:
+        """Peers have ``made`` from now on: added, it downloads and completes."""
+        for infohash in (made.v1, made.v2):
+            if infohash is not None:
+                self._offered[infohash] = made
+        for torrent in self.torrents.values():
+            if torrent.made is None and _same(torrent, made):
+                torrent.made = made
+
+    def hold(self, made: MadeTorrent, held: bool = True) -> None:
+        """Keep the torrent of ``made`` downloading (``False``: let it finish)."""
+        self._find(made).held = held
+
+    def release(self, made: MadeTorrent) -> None:
+        self.hold(made, held=False)
+
+    def torrent_of(self, made: MadeTorrent) -> dict[str, Any] | None:
+        """The torrent's fields as ``torrents/info`` lists them, or None."""
+        for torrent in self.torrents.values():
+            if _same(torrent, made):
+                return self._fields(torrent)
+        return None
+
+    def restart(self) -> None:
+        """As a qbittorrent-nox restart: torrents kept, every session gone."""
+        self._sessions.clear()
+        self._answers.clear()
+
+    # ---- the server ---------------------------------------------------------------------
+    def _routes(self, app: web.Application) -> None:
+        api = "/api/v2/"
+        for path, handler in {
+            "auth/login": self._login,
+            "auth/logout": self._logout,
+            "app/version": self._app_version,
+            "app/webapiVersion": self._webapi_version,
+            "app/preferences": self._preferences,
+            "torrents/categories": self._categories,
+            "sync/maindata": self._maindata,
+            "torrents/info": self._info,
+            "torrents/properties": self._properties,
+            "torrents/files": self._files,
+            "torrents/add": self._add,
+            "torrents/delete": self._delete,
+            "torrents/recheck": self._recheck,
+            "torrents/reannounce": self._reannounce,
+            "torrents/addPeers": self._reannounce,  # the tests' swarm needs no hint
+            **(
+                {"torrents/stop": self._stop, "torrents/start": self._start,
+                 "torrents/count": self._count}
+                if self.version == "5"
+                else {"torrents/pause": self._stop, "torrents/resume": self._start}
+            ),
+        }.items():  # fmt: skip
+            app.router.add_route("*", api + path, handler)
+        app.router.add_route("*", "/{tail:.*}", self._unknown)
+
+    @property
+    def _cookie(self) -> str:
+        """4.5's session cookie is ``SID``; 5.x names it after its port."""
+        return "SID" if self.version == "4.5" else f"QBT_SID_{self._port}"
+
+    def _authorized(self, request: web.Request) -> bool:
+        return request.cookies.get(self._cookie) in self._sessions
+
+    def _unauthorized(self, call: Call) -> web.Response:
+        return _text(call, "Forbidden", 403)
+
+    async def _form(self, request: web.Request) -> dict[str, list[Any]]:
+        """The query and the form (urlencoded or multipart: files as bytes)."""
+        fields: dict[str, list[Any]] = {k: request.query.getall(k) for k in request.query}
+        raw = await request.read()
+        ctype = request.headers.get("Content-Type", "")
+        if ctype.startswith("multipart/form-data"):
+            parsed = email.parser.BytesParser().parsebytes(
+                b"Content-Type: " + ctype.encode() + b"\r\n\r\n" + raw
+            )
+            for part in parsed.get_payload():  # type: ignore[union-attr]
+                name = part.get_param("name", header="content-disposition")
+                payload = part.get_payload(decode=True)
+                if part.get_filename() is None:
+                    payload = payload.decode()
+                fields.setdefault(str(name), []).append(payload)
+        elif raw:
+            for key, values in parse_qs(raw.decode(), keep_blank_values=True).items():
+                fields.setdefault(key, []).extend(values)
+        return fields
+
+    async def _login(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request, auth=False)
+        if early is not None:
+            return early
+        form = await self._form(request)
+        good = form.get("username") == [self.username] and form.get("password") == [self.password]
+        if not good:
+            return (
+                _text(call, "Fails.") if self.version == "4.5" else _text(call, "Unauthorized", 401)
+            )
+        sid = secrets.token_urlsafe(24)
+        self._sessions.add(sid)
+        response = _text(call, "Ok.") if self.version == "4.5" else _empty(call, 204)
+        response.set_cookie(self._cookie, sid, httponly=True, samesite="Strict", path="/")
+        return response
+
+    async def _logout(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        self._sessions.discard(request.cookies.get(self._cookie, ""))
+        return _text(call, "")
+
+    async def _app_version(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        return early or _text(call, self._record["version"])
+
+    async def _webapi_version(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        return early or _text(call, self._record["webapi"])
+
+    async def _preferences(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        save = str(self.downloads_dir)
+        prefs = {"save_path": save, "temp_path": f"{save}/temp", "temp_path_enabled": False}
+        return self._answer(call, prefs)
+
+    def _category_map(self) -> dict[str, Any]:
+        names = sorted(self._category_names)
+        return {name: {**self._record["category"], "name": name, "savePath": ""} for name in names}
+
+    async def _categories(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        return early or self._answer(call, self._category_map())
+
+    async def _info(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        form = await self._form(request)
+        category = form.get("category", [None])[0]
+        hashes = set("|".join(form.get("hashes", [])).split("|")) - {""}
+        listed = [
+            {**self._fields(t), "hash": t.id}
+            for t in self._advanced()
+            if (category is None or t.category == category) and (not hashes or t.id in hashes)
+        ]
+        return self._answer(call, listed)
+
+    async def _count(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        return early or _text(call, str(len(self.torrents)))
+
+    async def _maindata(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        form = await self._form(request)
+        rid = int(form.get("rid", ["0"])[0] or 0)
+        extra = dict.fromkeys(self._record["maindata_torrent_only"], False)
+        now = {t.id: self._fields(t) | extra for t in self._advanced()}
+        categories = self._category_map()
+        before, seen = self._answers.get(rid, (None, set()))
+        self._rid += 1
+        self._answers[self._rid] = (copy.deepcopy(now), set(categories))
+        for old in [r for r in self._answers if r <= self._rid - _KEPT_ANSWERS]:
+            del self._answers[old]
+        answer: dict[str, Any] = {"rid": self._rid}
+        if before is None:
+            answer |= {
+                "full_update": True,
+                "server_state": self._server_state(),
+                "categories": categories,
+                "tags": sorted(self._tag_names),
+                "torrents": now,
+                "trackers": {},
+            }
+            if self.version == "5":  # 5.x leaves out what is empty
+                answer = {k: v for k, v in answer.items() if v or k == "full_update"}
+            return self._answer(call, answer)
+        changed = {}
+        for torrent_id, fields in now.items():
+            old = before.get(torrent_id)
+            delta = fields if old is None else {k: v for k, v in fields.items() if old.get(k) != v}
+            if delta:
+                changed[torrent_id] = delta
+        if changed:
+            answer["torrents"] = changed
+        if new := {k: v for k, v in categories.items() if k not in seen}:
+            answer["categories"] = new
+        removed = [torrent_id for torrent_id in before if torrent_id not in now]
+        if removed:
+            answer["torrents_removed"] = removed
+        return self._answer(call, answer)
+
+    async def _properties(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        torrent = self._by_hash((await self._form(request)).get("hash", [""])[0])
+        if torrent is None:
+            return _text(call, "Not Found", 404)
+        fields = self._fields(torrent)
+        props = {
+            **self._record["properties"],
+            "hash": torrent.id,
+            "infohash_v1": torrent.v1 or "",
+            "infohash_v2": torrent.v2 or "",
+            "name": torrent.name,
+            "save_path": str(torrent.save_path),
+            "addition_date": torrent.added_on,
+            "total_size": fields["total_size"],
+            "pieces_have": 0,
+        }
+        if "has_metadata" in props:
+            props["has_metadata"] = torrent.has_metadata
+            props["progress"] = fields["progress"]
+        return self._answer(call, props)
+
+    async def _files(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        torrent = self._by_hash((await self._form(request)).get("hash", [""])[0])
+        if torrent is None:
+            return _text(call, "Not Found", 404)
+        self._advance(torrent)
+        if torrent.made is None or not torrent.has_metadata:
+            return self._answer(call, [])
+        content = torrent.made.content
+        paths = (
+            [content] if content.is_file() else sorted(p for p in content.rglob("*") if p.is_file())
+        )
+        progress = 1.0 if torrent.done else 0.0
+        listed = [
+            {
+                **self._record["file"],
+                "index": index,
+                "name": str(path.relative_to(content.parent)),
+                "size": path.stat().st_size,
+                "progress": progress,
+                "is_seed": torrent.done,
+            }
+            for index, path in enumerate(paths)
+        ]
+        return self._answer(call, listed)
+
+    async def _add(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        form = await self._form(request)
+        save_path = Path(form.get("savepath", [""])[0] or self.downloads_dir)
+        category = form.get("category", [""])[0]
+        tags = form.get("tags", [""])[0]
+        self._category_names |= {category} - {""}
+        self._tag_names |= set(tags.split(",")) - {""}
+        found: list[tuple[str | None, str | None, str, str] | None] = []
+        for urls in form.get("urls", []):
+            found += [_magnet_hashes(url) for url in urls.split("\n") if url.strip()]
+        for data in form.get("torrents", []):
+            read = _torrent_hashes(data)
+            if read is None:
+                return _text(call, "Error: 'upload.torrent' is not a valid torrent file.", 415)
+            found.append(read)
+        added: list[str] = []
+        for item in found:
+            if item is None or any(self._by_hash(h) for h in item[:2] if h):
+                continue
+            v1, v2, name, magnet = item
+            torrent_id = v2[:40] if v2 else str(v1)
+            self.torrents[torrent_id] = _Torrent(
+                id=torrent_id, v1=v1, v2=v2, name=name or torrent_id, save_path=save_path,
+                category=category, tags=tags, magnet=magnet, added_on=int(time.time()),
+                made=self._offered.get(v1 or "") or self._offered.get(v2 or ""),
+                stopped=form.get("stopped" if self.version == "5" else "paused") == ["true"],
+            )  # fmt: skip
+            self.torrents[torrent_id].started_download = time.monotonic()
+            added.append(torrent_id)
+        if self.version == "4.5":
+            return _text(call, "Ok." if added else "Fails.")
+        if not added:
+            return _text(call, "Conflict", 409)
+        counts = {"added_torrent_ids": added, "failure_count": len(found) - len(added),
+                  "pending_count": 0, "success_count": len(added)}  # fmt: skip
+        return self._answer(call, counts)
+
+    async def _delete(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        form = await self._form(request)
+        delete_files = form.get("deleteFiles", ["false"])[0] == "true"
+        for torrent in self._hashed(form):
+            del self.torrents[torrent.id]
+            if delete_files and torrent.made is not None:
+                target = torrent.save_path / torrent.made.content.name
+                if target.is_dir():
+                    shutil.rmtree(target, ignore_errors=True)
+                else:
+                    target.unlink(missing_ok=True)
+        return _text(call, "")
+
+    async def _stop(self, request: web.Request) -> web.StreamResponse:
+        return await self._each(request, lambda t: setattr(t, "stopped", True))
+
+    async def _start(self, request: web.Request) -> web.StreamResponse:
+        return await self._each(request, lambda t: setattr(t, "stopped", False))
+
+    async def _recheck(self, request: web.Request) -> web.StreamResponse:
+        return await self._each(request, lambda t: None)
+
+    async def _reannounce(self, request: web.Request) -> web.StreamResponse:
+        return await self._each(request, lambda t: None)
+
+    async def _each(self, request: web.Request, act: Any) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        for torrent in self._hashed(await self._form(request)):
+            act(torrent)
+        return _text(call, "")
+
+    async def _unknown(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request, auth=False)
+        if early is not None:
+            return early
+        words = "Not Found" if self.version == "4.5" else "Endpoint does not exist"
+        return _text(call, words, 404)
+
+    # ---- the torrents -------------------------------------------------------------------
+    def _hashed(self, form: dict[str, list[Any]]) -> list[_Torrent]:
+        wanted = "|".join(form.get("hashes", [])).split("|")
+        if "all" in wanted:
+            return list(self.torrents.values())
+        return [t for h in wanted if (t := self._by_hash(h)) is not None]
+
+    def _by_hash(self, infohash: str) -> _Torrent | None:
+        infohash = infohash.lower()
+        for torrent in self.torrents.values():
+            if infohash and infohash in (torrent.id, torrent.v1, torrent.v2):
+                return torrent
+        return None
+
+    def _find(self, made: MadeTorrent) -> _Torrent:
+        for torrent in self.torrents.values():
+            if _same(torrent, made):
+                return torrent
+        raise KeyError(f"{made.name} was not added")
+
+    def _advanced(self) -> list[_Torrent]:
+        for torrent in list(self.torrents.values()):
+            self._advance(torrent)
+        return list(self.torrents.values())
+
+    def _advance(self, torrent: _Torrent) -> None:
+        """Metadata, then the download, by the time since the add."""
+        made = torrent.made
+        if made is None or torrent.done or torrent.stopped:
+            return
+        now = time.monotonic()
+        if not torrent.has_metadata and now - torrent.started_download >= self.metadata_s:
+            torrent.has_metadata = True
+            torrent.started_download = now
+            torrent.name = made.name
+            torrent.v1, torrent.v2 = made.v1, made.v2
+            new_id = made.v2[:40] if made.v2 else str(made.v1)
+            if new_id != torrent.id:  # a hybrid added by its v1 hash is listed anew
+                del self.torrents[torrent.id]
+                torrent.id = new_id
+                self.torrents[new_id] = torrent
+        if torrent.has_metadata and not torrent.held:
+            if now - torrent.started_download >= self.download_s:
+                target = torrent.save_path / made.content.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if made.content.is_dir():
+                    shutil.copytree(made.content, target, dirs_exist_ok=True)
+                else:
+                    shutil.copyfile(made.content, target)
+                torrent.done = True
+
+    def _progress(self, torrent: _Torrent) -> float:
+        if torrent.done:
+            return 1.0
+        if not torrent.has_metadata or torrent.held:
+            return 0.0 if not torrent.has_metadata else 0.5
+        elapsed = time.monotonic() - torrent.started_download
+        return round(min(0.99, elapsed / max(self.download_s, 0.001)), 4)
+
+    def _state(self, torrent: _Torrent) -> str:
+        stopped = "stopped" if self.version == "5" else "paused"
+        if not torrent.has_metadata:
+            return f"{stopped}DL" if torrent.stopped else "metaDL"
+        if torrent.done:
+            return f"{stopped}UP" if torrent.stopped else "stalledUP"
+        return f"{stopped}DL" if torrent.stopped else "downloading"
+
+    def _fields(self, torrent: _Torrent) -> dict[str, Any]:
+        """A torrent as the real version lists it (without ``hash``: maindata keys by it)."""
+        fields = {k: v for k, v in self._record["torrent"].items() if k != "hash"}
+        size = torrent.size
+        progress = self._progress(torrent)
+        content = (
+            str(torrent.save_path / torrent.made.content.name)
+            if torrent.made is not None and torrent.has_metadata
+            else ""
+        )
+        fields |= {
+            "name": torrent.name,
+            "infohash_v1": torrent.v1 or "",
+            "infohash_v2": torrent.v2 or "",
+            "magnet_uri": torrent.magnet,
+            "save_path": str(torrent.save_path),
+            "content_path": content,
+            "category": torrent.category,
+            "tags": torrent.tags,
+            "added_on": torrent.added_on,
+            "state": self._state(torrent),
+            "progress": progress,
+            "size": size,
+            "total_size": size if torrent.has_metadata else -1,
+            "completed": int(size * progress),
+            "amount_left": size - int(size * progress),
+            "dlspeed": 0 if torrent.done or torrent.stopped else 1 << 20,
+            "eta": 8640000 if torrent.done else 1,
+            "completion_on": torrent.added_on if torrent.done else fields["completion_on"],
+        }
+        if "has_metadata" in fields:
+            fields["has_metadata"] = torrent.has_metadata
+        return fields
+
+    def _server_state(self) -> dict[str, Any]:
+        state: dict[str, Any] = self._record["server_state"]
+        return dict(state)
+
+
+def _same(torrent: _Torrent, made: MadeTorrent) -> bool:
+    return bool({torrent.v1, torrent.v2, torrent.id} & ({made.v1, made.v2} - {None}))
+
+
+def _magnet_hashes(url: str) -> tuple[str | None, str | None, str, str] | None:
+    """(v1, v2, name, link) of a magnet; None for what qBittorrent cannot read."""
+    if not url.lower().startswith("magnet:?"):
+        return None
+    query = parse_qs(urlsplit(url.strip()).query)
+    v1 = v2 = None
+    for xt in query.get("xt", []):
+        if xt.lower().startswith("urn:btih:") and len(xt) == 49:
+            v1 = xt[9:].lower()
+        elif xt.lower().startswith("urn:btih:") and len(xt) == 41:
+            v1 = base64.b32decode(xt[9:].upper()).hex()
+        elif xt.lower().startswith("urn:btmh:1220") and len(xt) == 77:
+            v2 = xt[13:].lower()
+    if v1 is None and v2 is None:
+        return None
+    return v1, v2, unquote(query.get("dn", [""])[0]), url.strip()
+
+
+def _torrent_hashes(data: bytes) -> tuple[str | None, str | None, str, str] | None:
+    """(v1, v2, name, magnet) of a .torrent as libtorrent reads it; None if it cannot."""
+    try:
+        info = lt.torrent_info(data)
+    except RuntimeError:
+        return None
+    hashes = info.info_hashes()
+    v1 = hashes.v1.to_bytes().hex() if hashes.has_v1() else None
+    v2 = hashes.v2.to_bytes().hex() if hashes.has_v2() else None
+    return v1, v2, info.name(), lt.make_magnet_uri(info)
+
+
+def _text(call: Call, body: str, status: int = 200) -> web.Response:
+    call.status = status
+    return web.Response(text=body, status=status, content_type="text/plain", charset="UTF-8")
+
+
+def _empty(call: Call, status: int) -> web.Response:
+    call.status = status
+    return web.Response(status=status)
