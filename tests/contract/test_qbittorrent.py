@@ -213,7 +213,8 @@ def test_an_add_and_a_refused_add_answer_as_the_version_does(target: Target) -> 
         }
         assert again.status_code == 409
     assert garbage.status_code == 415
-    assert garbage.text.startswith("Error: '") and "is not a valid torrent file" in garbage.text
+    assert garbage.text.startswith("Error: '")
+    assert "is not a valid torrent file" in garbage.text
     torrent = _complete(target, session, made)
     assert (torrent["category"], torrent["tags"]) == ("contract", "jellybit")
 
@@ -238,9 +239,8 @@ def test_a_torrent_file_downloads_into_the_save_path_with_every_field(target: Ta
     assert set(files[0]) == set(record(target.version)["file"])
     props = target.get(session, "torrents/properties", hash=torrent["hash"]).json()
     assert set(props) == set(record(target.version)["properties"])
-    assert props["hash"] == torrent["hash"] and props["save_path"].rstrip("/") == str(
-        target.save_path
-    )
+    assert props["hash"] == torrent["hash"]
+    assert props["save_path"].rstrip("/") == str(target.save_path)
 
 
 def test_a_hybrid_sent_by_its_v1_hash_is_listed_by_its_v2_id_once_it_has_metadata(
@@ -277,7 +277,8 @@ def test_a_magnet_nobody_has_waits_for_metadata(target: Target) -> None:
 def test_maindata_is_full_then_partial_then_tells_removals(target: Target) -> None:
     session = target.session()
     full = target.get(session, "sync/maindata", rid=0).json()
-    assert full["full_update"] is True and isinstance(full["rid"], int)
+    assert full["full_update"] is True
+    assert isinstance(full["rid"], int)
     assert set(full["server_state"]) == set(record(target.version)["server_state"])
     made = target.new_torrent("v2")
     assert _add(target, session, urls=target.magnet(made), category="follow").status_code == 200
@@ -288,7 +289,8 @@ def test_maindata_is_full_then_partial_then_tells_removals(target: Target) -> No
     assert set(added["torrents"][torrent["hash"]]) == set(torrent) - {"hash"} | only_in_maindata
     unchanged = target.get(session, "sync/maindata", rid=added["rid"]).json()
     listed = unchanged.get("torrents", {}).get(torrent["hash"], {})
-    assert "name" not in listed and "infohash_v2" not in listed  # only what changed
+    assert "name" not in listed
+    assert "infohash_v2" not in listed
     assert unchanged["rid"] > added["rid"]
     assert "follow" in (full.get("categories", {}) | added.get("categories", {}))
     target.post(session, "torrents/delete", hashes=torrent["hash"], deleteFiles="true")
@@ -313,10 +315,12 @@ def test_5_leaves_empty_collections_out_of_a_full_answer(target: Target) -> None
     collections = {"categories", "tags", "torrents", "trackers"}
     if target.version == "5":
         assert all(full[key] for key in collections & set(full))
-        assert "torrents" not in full and "trackers" not in full
+        assert "torrents" not in full
+        assert "trackers" not in full
         assert "categories" in full  # the categories of the earlier adds are kept
     else:
-        assert collections <= set(full) and full["torrents"] == {}
+        assert collections <= set(full)
+        assert full["torrents"] == {}
     categories = target.get(session, "torrents/categories").json()
     assert all(set(c) == set(record(target.version)["category"]) for c in categories.values())
     if target.version == "5":

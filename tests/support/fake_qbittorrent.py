@@ -26,9 +26,9 @@ Faults (``tests/support/http_fake.py``): ``set_down``, ``set_delay``, ``fail_nex
 
 from __future__ import annotations
 
+import base64
 import copy
 import email.parser
-import base64
 import json
 import secrets
 import shutil
@@ -192,11 +192,13 @@ class FakeQbittorrent(HttpFake):
             parsed = email.parser.BytesParser().parsebytes(
                 b"Content-Type: " + ctype.encode() + b"\r\n\r\n" + raw
             )
-            for part in parsed.get_payload():  # type: ignore[union-attr]
+            for part in parsed.walk():
+                if part.is_multipart():
+                    continue
                 name = part.get_param("name", header="content-disposition")
-                payload = part.get_payload(decode=True)
+                payload: Any = part.get_payload(decode=True)
                 if part.get_filename() is None:
-                    payload = payload.decode()
+                    payload = bytes(payload).decode()
                 fields.setdefault(str(name), []).append(payload)
         elif raw:
             for key, values in parse_qs(raw.decode(), keep_blank_values=True).items():
@@ -280,8 +282,8 @@ class FakeQbittorrent(HttpFake):
         before, seen = self._answers.get(rid, (None, set()))
         self._rid += 1
         self._answers[self._rid] = (copy.deepcopy(now), set(categories))
-        for old in [r for r in self._answers if r <= self._rid - _KEPT_ANSWERS]:
-            del self._answers[old]
+        for stale in [r for r in self._answers if r <= self._rid - _KEPT_ANSWERS]:
+            del self._answers[stale]
         answer: dict[str, Any] = {"rid": self._rid}
         if before is None:
             answer |= {
@@ -296,9 +298,9 @@ class FakeQbittorrent(HttpFake):
                 answer = {k: v for k, v in answer.items() if v or k == "full_update"}
             return self._answer(call, answer)
         changed = {}
-        for torrent_id, fields in now.items():
+        for torrent_id, listed in now.items():
             old = before.get(torrent_id)
-            delta = fields if old is None else {k: v for k, v in fields.items() if old.get(k) != v}
+            delta = listed if old is None else {k: v for k, v in listed.items() if old.get(k) != v}
             if delta:
                 changed[torrent_id] = delta
         if changed:
@@ -486,15 +488,15 @@ class FakeQbittorrent(HttpFake):
                 del self.torrents[torrent.id]
                 torrent.id = new_id
                 self.torrents[new_id] = torrent
-        if torrent.has_metadata and not torrent.held:
-            if now - torrent.started_download >= self.download_s:
-                target = torrent.save_path / made.content.name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if made.content.is_dir():
-                    shutil.copytree(made.content, target, dirs_exist_ok=True)
-                else:
-                    shutil.copyfile(made.content, target)
-                torrent.done = True
+        downloaded = now - torrent.started_download >= self.download_s
+        if torrent.has_metadata and not torrent.held and downloaded:
+            target = torrent.save_path / made.content.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if made.content.is_dir():
+                shutil.copytree(made.content, target, dirs_exist_ok=True)
+            else:
+                shutil.copyfile(made.content, target)
+            torrent.done = True
 
     def _progress(self, torrent: _Torrent) -> float:
         if torrent.done:
