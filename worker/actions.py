@@ -82,7 +82,7 @@ class Actions:
             return RetryResult(await self._store.downloads.get_download(download.id), queued=True)
         if present is not None:
             await self._revive(*present, log=log)
-            self._poller.wake.set()
+            self._poller.follow_all()
             return RetryResult(await self._store.downloads.get_download(download.id))
         added = await self._adder.add(activated, fail_on_reject=False)
         if added.outcome == "failed":

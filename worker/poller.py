@@ -158,6 +158,13 @@ class Poller:
             return True
         return not self.live.synced or await self._qbt.count() != len(self.live.torrents)
 
+    def follow_all(self) -> None:
+        """The next tick is full and follows every torrent, changed or not: a download
+        made active again (retry) whose torrent sits unchanged (complete, seeding) is
+        followed at once, not when one of its fields next changes (maybe never)."""
+        self._resync_now = self._refollow = True
+        self.wake.set()
+
     def knows(self, hashes: tuple[str, ...]) -> bool:
         """Whether qBittorrent has a torrent with any of ``hashes`` (as last polled)."""
         return self.live.synced and self.live.find(hashes) is not None

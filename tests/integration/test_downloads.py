@@ -11,7 +11,7 @@ from core.ids import Id
 from core.models import Download
 from core.states import State
 from store import Store
-from tests.integration.conftest import Running, eventually
+from tests.support.house import Running, eventually, history
 from tests.support.qbittorrent import QbtInstance
 from tests.support.torrents import (
     MadeTorrent,
@@ -61,10 +61,6 @@ async def wait_state(
         return await state_of(running.store, download_id, wanted)
 
     return await eventually(probe, within=40 if seeder else 20, what=f"{download_id} {wanted}")
-
-
-async def history(store: Store, download_id: Id) -> list[str]:
-    return [t.to_state for t in await store.downloads.list_transitions(download_id)]
 
 
 @pytest.mark.parametrize(

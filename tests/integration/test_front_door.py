@@ -19,9 +19,9 @@ from structlog.testing import capture_logs
 
 from core.config import MetadataSettings
 from store.migrate import migrate
-from tests.integration.conftest import eventually
 from tests.integration.test_downloads import new_torrent
 from tests.integration.test_telegram import ALICE, Running, dead_magnet, reply_to
+from tests.support.house import eventually
 from tests.support.qbittorrent import QbtInstance
 from tests.support.telegram import FakeTelegram, FakeUser, Message
 from tests.support.tmdb import FakeTmdb

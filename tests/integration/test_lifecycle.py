@@ -14,8 +14,8 @@ from core.live import hashes_of
 from core.models import Download, NewDownload
 from core.reasons import reason
 from core.states import State
-from tests.integration.conftest import Running, eventually
-from tests.integration.test_downloads import history, new_torrent, wait_state
+from tests.integration.test_downloads import new_torrent, wait_state
+from tests.support.house import Running, eventually, history
 from tests.support.qbittorrent import QbtInstance
 from tests.support.torrents import MadeTorrent, find_torrent, magnet_for
 from tests.support.torrents import seeder_peer as peer_of

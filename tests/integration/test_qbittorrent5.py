@@ -26,11 +26,11 @@ from core.ids import Id
 from core.models import Download
 from core.states import State
 from store.migrate import migrate
-from tests.integration.conftest import eventually
 from tests.integration.test_downloads import new_torrent
 from tests.integration.test_import import start
 from tests.integration.test_telegram import ALICE, Running
 from tests.support.fixtures import qbittorrent_command
+from tests.support.house import eventually
 from tests.support.qbittorrent import QbtInstance, new_qbittorrent
 from tests.support.telegram import FakeTelegram, FakeUser
 from tests.support.torrents import MadeTorrent, magnet_for, make_content, make_torrent, seed

@@ -11,9 +11,9 @@ import pytest
 from core.config import MetadataSettings
 from core.reasons import Reason
 from core.states import State
-from tests.integration.conftest import Running
 from tests.integration.test_downloads import MiB
 from tests.integration.test_import import download_and_wait, same_file, start
+from tests.support.house import Running
 from tests.support.qbittorrent import QbtInstance
 from tests.support.tmdb import Entry, FakeTmdb
 from tests.support.torrents import MadeTorrent, make_torrent, seed

@@ -23,8 +23,8 @@ from core.states import State
 from store import Store
 from store.migrate import migrate
 from store.outbox import enqueue
-from tests.integration.conftest import library_in, settings_for
 from tests.integration.test_downloads import new_torrent
+from tests.support.house import library_in, settings_for
 from tests.support.qbittorrent import QbtInstance, free_port
 from tests.support.telegram import Button, FakeTelegram, FakeUser, Message
 from tests.support.torrents import magnet_for

@@ -20,8 +20,8 @@ from core.config import MetadataSettings, Settings, TelegramSettings, WebSetting
 from core.states import State
 from store import Store
 from store.migrate import migrate
-from tests.integration.conftest import eventually, library_in, settings_for
 from tests.integration.test_import import torrent_of
+from tests.support.house import eventually, library_in, settings_for
 from tests.support.qbittorrent import QbtInstance, free_port
 from tests.support.telegram import FakeTelegram, FakeUser, Message
 from tests.support.tmdb import FakeTmdb

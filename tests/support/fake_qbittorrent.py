@@ -26,19 +26,23 @@ Faults (``tests/support/http_fake.py``): ``set_down``, ``set_delay``, ``fail_nex
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import copy
 import email.parser
 import json
 import secrets
 import shutil
+import threading
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import libtorrent as lt
+import qbittorrentapi
 from aiohttp import web
 
 from tests.support.http_fake import Call, HttpFake
@@ -47,6 +51,9 @@ from tests.support.torrents import MadeTorrent
 Version = Literal["4.5", "5"]
 RECORDS = Path(__file__).parent.parent / "data" / "qbittorrent"
 _KEPT_ANSWERS = 64  # maindata answers a later rid may refer to
+_CALL_TIMEOUT = 10.0
+RECHECK_S = 0.3
+T = TypeVar("T")
 
 
 def record(version: Version) -> dict[str, Any]:
@@ -72,6 +79,7 @@ class _Torrent:
     stopped: bool = False
     held: bool = False
     done: bool = False
+    checking_until: float = 0.0  # a recheck in progress, until this monotonic time
 
     @property
     def size(self) -> int:
@@ -104,6 +112,8 @@ class FakeQbittorrent(HttpFake):
 
     def __post_init__(self) -> None:
         self._record = record(self.version)
+        self._thawed = asyncio.Event()
+        self._thawed.set()
         self.downloads_dir.mkdir(parents=True, exist_ok=True)
 
     # ---- what a test uses ---------------------------------------------------------------
@@ -137,6 +147,19 @@ class FakeQbittorrent(HttpFake):
             if _same(torrent, made):
                 return self._fields(torrent)
         return None
+
+    def freeze(self, frozen: bool = True) -> None:
+        """Frozen, requests wait unanswered until thawed, as with a SIGSTOPped process."""
+        if frozen:
+            self._thawed.clear()
+        else:
+            self._thawed.set()
+
+    async def _begin(
+        self, request: web.Request, *, auth: bool = True
+    ) -> tuple[Call, web.StreamResponse | None]:
+        await self._thawed.wait()
+        return await super()._begin(request, auth=auth)
 
     def restart(self) -> None:
         """As a qbittorrent-nox restart: torrents kept, every session gone."""
@@ -427,7 +450,9 @@ class FakeQbittorrent(HttpFake):
         return await self._each(request, lambda t: setattr(t, "stopped", False))
 
     async def _recheck(self, request: web.Request) -> web.StreamResponse:
-        return await self._each(request, lambda t: None)
+        """The data is checked again: ``checkingUP``/``checkingDL`` for a moment."""
+        until = time.monotonic() + RECHECK_S
+        return await self._each(request, lambda t: setattr(t, "checking_until", until))
 
     async def _reannounce(self, request: web.Request) -> web.StreamResponse:
         return await self._each(request, lambda t: None)
@@ -499,6 +524,8 @@ class FakeQbittorrent(HttpFake):
             torrent.done = True
 
     def _progress(self, torrent: _Torrent) -> float:
+        if time.monotonic() < torrent.checking_until:
+            return 0.0
         if torrent.done:
             return 1.0
         if not torrent.has_metadata or torrent.held:
@@ -508,6 +535,8 @@ class FakeQbittorrent(HttpFake):
 
     def _state(self, torrent: _Torrent) -> str:
         stopped = "stopped" if self.version == "5" else "paused"
+        if torrent.has_metadata and time.monotonic() < torrent.checking_until:
+            return "checkingUP" if torrent.done else "checkingDL"
         if not torrent.has_metadata:
             return f"{stopped}DL" if torrent.stopped else "metaDL"
         if torrent.done:
@@ -595,3 +624,83 @@ def _text(call: Call, body: str, status: int = 200) -> web.Response:
 def _empty(call: Call, status: int) -> web.Response:
     call.status = status
     return web.Response(status=status)
+
+
+class FakeQbittorrentServer:
+    """The fake on an event loop of its own thread: blocking clients (qbittorrent-api in
+    a test, the contract cases) and jellybit's own loop reach it as they reach a real
+    qbittorrent-nox, and a test can inspect it with ``client()`` while jellybit runs.
+    ``with`` starts and stops it."""
+
+    def __init__(self, root: Path, version: Version = "5") -> None:
+        self.fake = FakeQbittorrent(version=version, root=root)
+        self.version = version
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        self._call(self.fake.start())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._call(self.fake.stop())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(_CALL_TIMEOUT)
+        self._loop.close()
+
+    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(_CALL_TIMEOUT)
+
+    def _do(self, act: Callable[[], T]) -> T:
+        """``act`` on the fake's loop: never beside a request the fake is answering."""
+
+        async def run() -> T:
+            return act()
+
+        return self._call(run())
+
+    @property
+    def url(self) -> str:
+        return self.fake.url
+
+    @property
+    def username(self) -> str:
+        return self.fake.username
+
+    @property
+    def password(self) -> str:
+        return self.fake.password
+
+    @property
+    def downloads_dir(self) -> Path:
+        return self.fake.downloads_dir
+
+    def client(self) -> qbittorrentapi.Client:
+        """A logged-in client, as for a real instance."""
+        client = qbittorrentapi.Client(
+            host=self.url, username=self.username, password=self.password,
+            REQUESTS_ARGS={"timeout": _CALL_TIMEOUT},
+        )  # fmt: skip
+        client.auth_log_in()
+        return client
+
+    def offer(self, made: MadeTorrent) -> None:
+        self._do(lambda: self.fake.offer(made))
+
+    def hold(self, made: MadeTorrent, held: bool = True) -> None:
+        self._do(lambda: self.fake.hold(made, held))
+
+    def torrent_of(self, made: MadeTorrent) -> dict[str, Any] | None:
+        return self._do(lambda: self.fake.torrent_of(made))
+
+    def set_down(self, down: bool = True) -> None:
+        """Down: every connection is closed unanswered (qbittorrent-nox not running)."""
+        self._do(lambda: self.fake.set_down(down))
+
+    def freeze(self, frozen: bool = True) -> None:
+        """Frozen: every request waits unanswered (a SIGSTOPped qbittorrent-nox)."""
+        self._do(lambda: self.fake.freeze(frozen))
+
+    def restart(self) -> None:
+        self._do(self.fake.restart)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.fake_qbittorrent import FakeQbittorrentServer
 from tests.support.qbittorrent import (
     QBITTORRENT5,
     QBITTORRENT5_ROOT,
@@ -71,3 +72,11 @@ def qbt(
     command = qbittorrent_command(request.param)
     with new_qbittorrent(tmp_path_factory.mktemp("qbt"), command=command) as instance:
         yield instance
+
+
+@pytest.fixture(scope="module")
+def fake_qbt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeQbittorrentServer]:
+    """The fake qBittorrent (as 5.x, what most people run), for behaviour that is not
+    qBittorrent's; its peers have what a test ``offer``s."""
+    with FakeQbittorrentServer(tmp_path_factory.mktemp("fake-qbt")) as server:
+        yield server

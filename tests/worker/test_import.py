@@ -1,10 +1,8 @@
-"""From a complete torrent to files in the Jellyfin library: real downloads from
-a seeder into a real qbittorrent-nox, then recognition and layout on real files."""
+"""From a complete torrent to files in the Jellyfin library: downloads through the fake
+qBittorrent (its files real, on a real file system), then recognition and layout."""
 
-import asyncio
 import itertools
 import os
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -16,66 +14,43 @@ from core.ids import new_id
 from core.models import Download
 from core.reasons import reason
 from core.states import State
-from store import Store
-from store.migrate import migrate
-from tests.integration.conftest import Running, eventually, library_in, settings_for
-from tests.integration.test_downloads import MiB, history
+from tests.support.fake_qbittorrent import FakeQbittorrentServer
+from tests.support.house import Running, eventually, history, library_in, start_house
 from tests.support.jellyfin import FakeJellyfin
 from tests.support.mounts import resize, tmpfs
-from tests.support.qbittorrent import QbtInstance
+from tests.support.telegram import FakeTelegram
 from tests.support.tmdb import FakeTmdb
-from tests.support.torrents import MadeTorrent, magnet_for, make_content, make_torrent, seed
-from tests.support.torrents import seeder_peer as peer_of
+from tests.support.torrents import MadeTorrent, magnet_for, make_content, make_torrent
 from worker import importer as importer_module
-from worker.engine import Engine
 from worker.ingest import Created
 
 _unique = itertools.count(1000)
+MiB = 1024 * 1024
 MOVIE_FILES = ["Dune.2021.1080p.WEB-DL.mkv", "Dune.2021.1080p.WEB-DL.ru.srt", "Sample/sample.mkv"]
 SEASON_FILES = [f"Show.Name.S01E0{n}.1080p.WEB.mkv" for n in (1, 2, 3)]
 
 
-async def start(
-    qbt: QbtInstance, tmp_path: Path, **engine_args: Any
-) -> tuple[Running, asyncio.Event, asyncio.Task[None]]:
-    path = tmp_path / "jellybit.db"
-    migrate(path)
-    store = await Store.open(path)
-    settings = settings_for(qbt)
-    engine_args.setdefault("library", library_in(tmp_path))
-    engine = Engine.build(store, settings, full_resync_every=1.0, **engine_args)
-    stop = asyncio.Event()
-    task = asyncio.create_task(engine.run(stop))
-    return Running(store, engine, settings, qbt), stop, task
-
-
 @pytest.fixture
-async def importing(qbt: QbtInstance, tmp_path: Path) -> AsyncIterator[Running]:
-    running, stop, task = await start(qbt, tmp_path)
-    yield running
-    stop.set()
-    await asyncio.wait_for(task, timeout=10)
-    await running.store.close()
+def importing(running: Running) -> Running:
+    return running
 
 
 def torrent_of(
-    tmp_path: Path, seeder: QbtInstance, folder: str, names: list[str], kind: str = "v1"
+    tmp_path: Path, seeder: FakeQbittorrentServer, folder: str, names: list[str], kind: str = "v1"
 ) -> MadeTorrent:
     sizes = [3 * MiB if n.endswith(".mkv") and "ample" not in n else 4096 for n in names]
     content = make_content(
         tmp_path / "src", folder, sum(sizes), names=names, seed=next(_unique)
     )  # distinct bytes: the module's seeder must not see the same torrent twice
     made = make_torrent(content, kind)  # type: ignore[arg-type]
-    seed(seeder, made)
+    seeder.offer(made)
     return made
 
 
 async def download_and_wait(
-    running: Running, made: MadeTorrent, seeder: QbtInstance, state: State
+    running: Running, made: MadeTorrent, seeder: FakeQbittorrentServer, state: State
 ) -> Download:
-    result = await running.engine.cases.ingest.magnet(
-        magnet_for(made, peer=peer_of(seeder)), source="telegram"
-    )
+    result = await running.engine.cases.ingest.magnet(magnet_for(made), source="telegram")
     assert isinstance(result, Created)
     return await eventually(
         lambda: _in_state(running, result.download.id, state), within=40, what=str(state)
@@ -92,7 +67,7 @@ def same_file(a: Path, b: Path) -> bool:
 
 
 async def test_a_movie_with_subtitles_is_hardlinked_into_the_library(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     made = torrent_of(tmp_path, seeder, "Dune.2021.1080p.WEB-DL", MOVIE_FILES, kind="hybrid")
     done = await download_and_wait(importing, made, seeder, State.DONE)
@@ -114,12 +89,15 @@ async def test_a_movie_with_subtitles_is_hardlinked_into_the_library(
 
 
 async def test_a_full_library_fails_with_its_reason_and_retry_after_the_fix_lands_it(
-    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+    qbt: FakeQbittorrentServer,
+    seeder: FakeQbittorrentServer,
+    tg: FakeTelegram,
+    tmp_path: Path,
 ) -> None:
     made = torrent_of(tmp_path, seeder, "Arrival.2016.1080p.WEB-DL", ["Arrival.2016.1080p.mkv"])
     with tmpfs(tmp_path / "small", size="1m") as small:  # the 3 MiB film does not fit
         library = library_in(small, link_mode="copy")
-        running, stop, task = await start(qbt, tmp_path, library=library)
+        running = await start_house(qbt, tg, tmp_path, library=library)
         try:
             failed = await download_and_wait(running, made, seeder, State.FAILED)
             assert failed.error is not None
@@ -141,13 +119,11 @@ async def test_a_full_library_fails_with_its_reason_and_retry_after_the_fix_land
                 "done",
             ]
         finally:
-            stop.set()
-            await asyncio.wait_for(task, timeout=10)
-            await running.store.close()
+            await running.house.halt()
 
 
 async def test_a_second_real_download_of_a_movie_becomes_a_version(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     first = torrent_of(tmp_path, seeder, "Arrival.2016.1080p.WEB-DL", ["Arrival.2016.1080p.mkv"])
     second = torrent_of(tmp_path, seeder, "Arrival.2016.2160p.BluRay", ["Arrival.2016.2160p.mkv"])
@@ -174,7 +150,7 @@ async def test_a_second_real_download_of_a_movie_becomes_a_version(
 
 
 async def test_a_season_pack_becomes_episodes(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     made = torrent_of(tmp_path, seeder, "Show.Name.S01.1080p.WEB", SEASON_FILES)
     await download_and_wait(importing, made, seeder, State.DONE)
@@ -188,9 +164,13 @@ async def test_a_season_pack_becomes_episodes(
 
 @pytest.mark.parametrize("mode", ["symlink", "copy"])
 async def test_symlink_and_copy_modes(
-    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path, mode: str
+    qbt: FakeQbittorrentServer,
+    seeder: FakeQbittorrentServer,
+    tg: FakeTelegram,
+    tmp_path: Path,
+    mode: str,
 ) -> None:
-    running, stop, task = await start(qbt, tmp_path, library=library_in(tmp_path, link_mode=mode))
+    running = await start_house(qbt, tg, tmp_path, library=library_in(tmp_path, link_mode=mode))
     try:
         made = torrent_of(tmp_path, seeder, f"Dune.2021.{mode}", MOVIE_FILES[:1])
         done = await download_and_wait(running, made, seeder, State.DONE)
@@ -199,19 +179,21 @@ async def test_symlink_and_copy_modes(
         assert not same_file(video, made.content) if mode == "copy" else video.is_symlink()
         assert {row.method for row in await running.store.recognitions.links(done.id)} == {mode}
     finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=10)
-        await running.store.close()
+        await running.house.halt()
 
 
 @pytest.mark.parametrize("cross_device", ["fail", "copy"])
 async def test_cross_device_hardlink(
-    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path, cross_device: str
+    qbt: FakeQbittorrentServer,
+    seeder: FakeQbittorrentServer,
+    tg: FakeTelegram,
+    tmp_path: Path,
+    cross_device: str,
 ) -> None:
     shm = Path("/dev/shm") / f"jellybit-test-{os.getpid()}-{cross_device}"
     assert os.stat("/dev/shm").st_dev != os.stat(tmp_path).st_dev
     library = library_in(shm, cross_device=cross_device)
-    running, stop, task = await start(qbt, tmp_path, library=library)
+    running = await start_house(qbt, tg, tmp_path, library=library)
     try:
         made = torrent_of(tmp_path, seeder, f"Dune.2021.{cross_device}", MOVIE_FILES[:1])
         state = State.FAILED if cross_device == "fail" else State.DONE
@@ -225,16 +207,14 @@ async def test_cross_device_hardlink(
             links = await running.store.recognitions.links(download.id)
             assert {row.method for row in links} == {"copy"}
     finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=10)
-        await running.store.close()
+        await running.house.halt()
         import shutil
 
         shutil.rmtree(shm, ignore_errors=True)
 
 
 async def test_an_existing_file_at_a_target_is_left_alone(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     mine = tmp_path / "library" / "movies" / "Dune (2021)" / "Dune (2021).mkv"
     mine.parent.mkdir(parents=True)
@@ -248,7 +228,7 @@ async def test_an_existing_file_at_a_target_is_left_alone(
 
 
 async def test_relink_replaces_exactly_the_previous_batch(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     made = torrent_of(tmp_path, seeder, "Dune.2021.1080p.WEB-DL", MOVIE_FILES[:2])
     done = await download_and_wait(importing, made, seeder, State.DONE)
@@ -280,7 +260,11 @@ async def reconsider(running: Running, download: Download) -> None:
 
 
 async def test_a_batch_interrupted_midway_is_finished_without_duplicates(
-    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    qbt: FakeQbittorrentServer,
+    seeder: FakeQbittorrentServer,
+    tg: FakeTelegram,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The process dies after one file of a batch; a new one finishes the batch."""
     real = importer_module._link_one
@@ -294,19 +278,15 @@ async def test_a_batch_interrupted_midway_is_finished_without_duplicates(
         return real(*args)
 
     monkeypatch.setattr(importer_module, "_link_one", die_after_one)
-    running, stop, task = await start(qbt, tmp_path)
+    running = await start_house(qbt, tg, tmp_path)
     made = torrent_of(tmp_path, seeder, "Show.Name.S01.1080p.WEB", SEASON_FILES)
-    result = await running.engine.cases.ingest.magnet(
-        magnet_for(made, peer=peer_of(seeder)), source="telegram"
-    )
+    result = await running.engine.cases.ingest.magnet(magnet_for(made), source="telegram")
     assert isinstance(result, Created)
     await eventually(lambda: _crashed(running, result.download.id), within=40, what="half a batch")
-    stop.set()  # the "dead" process is gone ...
-    await asyncio.wait_for(task, timeout=10)
-    await running.store.close()
+    await running.house.halt()  # the "dead" process is gone ...
     monkeypatch.setattr(importer_module, "_link_one", real)
 
-    running, stop, task = await start(qbt, tmp_path)  # ... and a new one starts
+    running = await start_house(qbt, tg, tmp_path)  # ... and a new one starts
     try:
         done = await eventually(
             lambda: _in_state(running, result.download.id, State.DONE), within=20, what="done"
@@ -317,9 +297,7 @@ async def test_a_batch_interrupted_midway_is_finished_without_duplicates(
         season = tmp_path / "library" / "shows" / "Show Name" / "Season 01"
         assert len(list(season.iterdir())) == 3
     finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=10)
-        await running.store.close()
+        await running.house.halt()
 
 
 async def _crashed(running: Running, download_id: str) -> bool:
@@ -332,15 +310,18 @@ async def _crashed(running: Running, download_id: str) -> bool:
 
 
 async def test_tmdb_auto_accepts_and_jellyfin_hears_about_it(
-    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+    qbt: FakeQbittorrentServer,
+    seeder: FakeQbittorrentServer,
+    tg: FakeTelegram,
+    tmp_path: Path,
 ) -> None:
     async with FakeTmdb() as tmdb, FakeJellyfin() as jellyfin:
         metadata = MetadataSettings(
             provider="tmdb", tmdb_api_key=tmdb.api_key, tmdb_base=tmdb.base_url, language="en-US"
         )
         jellyfin_settings = JellyfinSettings(url=jellyfin.url, api_key=jellyfin.api_key)
-        running, stop, task = await start(
-            qbt, tmp_path, metadata=metadata, jellyfin=jellyfin_settings
+        running = await start_house(
+            qbt, tg, tmp_path, metadata=metadata, jellyfin=jellyfin_settings
         )
         try:
             made = torrent_of(tmp_path, seeder, "Dune.2021.1080p.WEB-DL", MOVIE_FILES[:1])
@@ -353,9 +334,7 @@ async def test_tmdb_auto_accepts_and_jellyfin_hears_about_it(
             header = jellyfin.calls[-1].headers["Authorization"]
             assert header == f'MediaBrowser Token="{jellyfin.api_key}"'
         finally:
-            stop.set()
-            await asyncio.wait_for(task, timeout=10)
-            await running.store.close()
+            await running.house.halt()
 
 
 async def _heard(jellyfin: FakeJellyfin) -> bool:
@@ -363,13 +342,16 @@ async def _heard(jellyfin: FakeJellyfin) -> bool:
 
 
 async def test_tmdb_ambiguity_goes_to_review_and_an_outage_waits_visibly(
-    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+    qbt: FakeQbittorrentServer,
+    seeder: FakeQbittorrentServer,
+    tg: FakeTelegram,
+    tmp_path: Path,
 ) -> None:
     async with FakeTmdb() as tmdb:
         metadata = MetadataSettings(
             provider="tmdb", tmdb_api_key=tmdb.api_key, tmdb_base=tmdb.base_url, language="en-US"
         )
-        running, stop, task = await start(qbt, tmp_path, metadata=metadata)
+        running = await start_house(qbt, tg, tmp_path, metadata=metadata)
         try:
             ambiguous = torrent_of(tmp_path, seeder, "Dune.1080p.WEB-DL", ["Dune.1080p.WEB-DL.mkv"])
             review = await download_and_wait(running, ambiguous, seeder, State.REVIEW)
@@ -390,9 +372,7 @@ async def test_tmdb_ambiguity_goes_to_review_and_an_outage_waits_visibly(
 
             tmdb.set_down(True)
             made = torrent_of(tmp_path, seeder, "Dune.2021.1080p.WEB-DL", MOVIE_FILES[:1])
-            result = await running.engine.cases.ingest.magnet(
-                magnet_for(made, peer=peer_of(seeder)), source="telegram"
-            )
+            result = await running.engine.cases.ingest.magnet(magnet_for(made), source="telegram")
             assert isinstance(result, Created)
             waiting = await eventually(
                 lambda: _waiting(running, result.download.id), within=40, what="waiting for TMDB"
@@ -408,9 +388,7 @@ async def test_tmdb_ambiguity_goes_to_review_and_an_outage_waits_visibly(
                 lambda: _in_state(running, result.download.id, State.DONE), within=30, what="done"
             )
         finally:
-            stop.set()
-            await asyncio.wait_for(task, timeout=10)
-            await running.store.close()
+            await running.house.halt()
 
 
 async def _waiting(running: Running, download_id: str) -> Any:
