@@ -1,20 +1,16 @@
-"""The bot end to end: the real aiogram dispatcher talking HTTP to a fake Telegram,
-with a real qbittorrent-nox (downloading from a seeder where a test needs it)."""
+"""The bot end to end: jellybit built as ``jellybit run`` builds it, its real aiogram
+dispatcher talking HTTP to the fake Telegram and the fake qBittorrent (downloading what
+a test offers its peers)."""
 
 import asyncio
+import itertools
 import secrets
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-from aiohttp import web
 
-from bot.app import WEBHOOK_PATH, TelegramFrontDoor, webhook_secret
-from bot.links import Links
-from common.i18n import I18n
-from core.config import TelegramSettings
+from bot.app import WEBHOOK_PATH, webhook_secret
 from core.ids import new_id
 from core.links import verify_user_token
 from core.models import Download, NewDownload, SnapshotChange, Transition
@@ -23,94 +19,78 @@ from core.states import State
 from store import Store
 from store.migrate import migrate
 from store.outbox import enqueue
-from tests.integration.test_downloads import new_torrent
-from tests.support.house import library_in, settings_for
-from tests.support.qbittorrent import QbtInstance, free_port
+from tests.support.fake_qbittorrent import FakeQbittorrentServer
+from tests.support.fixtures import fake_qbt
+from tests.support.house import House, house_settings, settings_for
 from tests.support.telegram import Button, FakeTelegram, FakeUser, Message
-from tests.support.torrents import magnet_for
-from tests.support.torrents import seeder_peer as peer_of
-from web.app import build_web_app
-from worker.engine import Engine
+from tests.support.torrents import Kind, MadeTorrent, magnet_for, make_content, make_torrent
 
 ALICE = 111_111_111
 STRANGER = 999_999_999
 SECRET = b"test-secret"
 PUBLIC_URL = "http://127.0.0.1:8090"
-
-
-@dataclass
-class Chat:
-    tg: FakeTelegram
-    store: Store
-    engine: Engine
-    alice: FakeUser
-    path: Path
+_names = itertools.count()
+__all__ = ["fake_qbt"]
 
 
 class Running:
-    """jellybit's store, worker and bot on one database; stoppable and restartable."""
+    """jellybit as ``jellybit run`` builds it, on one database; stoppable and restartable."""
 
     def __init__(
         self,
         tg: FakeTelegram,
-        qbt: QbtInstance,
+        qbt: FakeQbittorrentServer,
         path: Path,
         mode: str = "polling",
         allowed_users: tuple[int, ...] = (ALICE,),
-        **engine_args: Any,
     ) -> None:
         self.tg, self.qbt, self.path, self.mode = tg, qbt, path, mode
         self.allowed_users = allowed_users
-        self.engine_args = engine_args
-        self.stop = asyncio.Event()
-        self.tasks: list[asyncio.Task[None]] = []
-        self.runner: web.AppRunner | None = None
 
     async def start(self) -> Store:
-        self.stop = asyncio.Event()
-        store = await Store.open(self.path)
-        engine = Engine.build(
-            store,
-            settings_for(self.qbt),
-            library=library_in(self.path.parent),
-            full_resync_every=1.0,
-            **self.engine_args,
-        )
-        settings = TelegramSettings(
+        settings = house_settings(
+            self.path.parent,
+            qbittorrent=settings_for(self.qbt),
+            telegram_api=self.tg.base_url,
             token=self.tg.token,
             allowed_users=self.allowed_users,
-            api_base=self.tg.base_url,
-            mode="webhook" if self.mode == "webhook" else "polling",
+            mode=self.mode,
         )
-        public_url = "https://jellybit.example.org" if self.mode == "webhook" else PUBLIC_URL
-        door = TelegramFrontDoor.build(
-            settings, store, engine.cases, I18n("ru"), Links(public_url, SECRET)
-        )
+        self.house = await House(settings).start()
         if self.mode == "webhook":
-            app = build_web_app()
-            door.mount_webhook(app, SECRET)
-            self.runner = web.AppRunner(app)
-            await self.runner.setup()
-            port = free_port()
-            await web.TCPSite(self.runner, "127.0.0.1", port).start()
-            self.tg.webhook_target = f"http://127.0.0.1:{port}{WEBHOOK_PATH}"
-        self.tasks = [
-            asyncio.create_task(engine.run(self.stop)),
-            asyncio.create_task(door.run(self.stop, public_url=public_url, web_secret=SECRET)),
-        ]
-        self.store, self.engine = store, engine
-        return store
+            self.tg.webhook_target = self.house.web_url + WEBHOOK_PATH
+        self.store, self.engine = self.house.store, self.house.engine
+        return self.store
 
     async def halt(self) -> None:
-        self.stop.set()
-        await asyncio.wait_for(asyncio.gather(*self.tasks), timeout=15)
-        if self.runner is not None:
-            await self.runner.cleanup()
-        await self.store.close()
+        await self.house.halt()
+
+
+@pytest.fixture(scope="module")
+def qbt(fake_qbt: FakeQbittorrentServer) -> FakeQbittorrentServer:
+    return fake_qbt
+
+
+@pytest.fixture(scope="module")
+def seeder(fake_qbt: FakeQbittorrentServer) -> FakeQbittorrentServer:
+    return fake_qbt
+
+
+def new_torrent(tmp_path: Path, seeder: FakeQbittorrentServer, kind: Kind) -> MadeTorrent:
+    """A torrent of a 2 MiB film the fake's peers have."""
+    n = next(_names)
+    content = make_content(
+        tmp_path / f"src{n}", f"Movie.{n}.2021.1080p.mkv", 2 * 1024 * 1024, seed=n
+    )
+    made = make_torrent(content, kind)
+    seeder.offer(made)
+    return made
 
 
 @pytest.fixture
-async def running(tg: FakeTelegram, qbt: QbtInstance, tmp_path: Path) -> AsyncIterator[Running]:
+async def running(
+    tg: FakeTelegram, qbt: FakeQbittorrentServer, tmp_path: Path
+) -> AsyncIterator[Running]:
     path = tmp_path / "jellybit.db"
     migrate(path)
     run = Running(tg, qbt, path)
@@ -137,10 +117,10 @@ def dead_magnet(name: str = "Some.Movie.2021") -> str:
 
 
 async def test_magnet_to_completion_in_the_chat(
-    running: Running, alice: FakeUser, seeder: QbtInstance, tmp_path: Path
+    running: Running, alice: FakeUser, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
-    made = new_torrent(tmp_path, seeder, "hybrid", up_limit=1024 * 1024)
-    sent = await alice.send_text(magnet_for(made, peer=peer_of(seeder)) + "\nthis is Dune 2021")
+    made = new_torrent(tmp_path, seeder, "hybrid")
+    sent = await alice.send_text(magnet_for(made) + "\nthis is Dune 2021")
 
     reply = await alice.wait_for(reply_to(sent))
     (download,) = await running.store.downloads.list_downloads()
@@ -179,7 +159,7 @@ async def test_two_magnets_in_one_message_then_a_duplicate(
 
 
 async def test_torrent_document_is_ingested_with_its_caption_as_hint(
-    running: Running, alice: FakeUser, seeder: QbtInstance, tmp_path: Path
+    running: Running, alice: FakeUser, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     made = new_torrent(tmp_path, seeder, "v2")
     sent = await alice.send_document("movie.torrent", made.data, caption="Dune 2021")
@@ -418,7 +398,7 @@ async def test_a_restart_between_creation_and_sending_delivers_once(
 
 
 async def test_webhook_mode_receives_updates_and_checks_the_secret(
-    tg: FakeTelegram, qbt: QbtInstance, tmp_path: Path, alice: FakeUser
+    tg: FakeTelegram, qbt: FakeQbittorrentServer, tmp_path: Path, alice: FakeUser
 ) -> None:
     path = tmp_path / "jellybit.db"
     migrate(path)
