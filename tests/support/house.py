@@ -46,11 +46,15 @@ def house_settings(
     metadata: MetadataSettings | None = None,
     jellyfin: JellyfinSettings | None = None,
     token: str = TOKEN,
+    links_to_itself: bool = False,
 ) -> Settings:
     """Settings of a jellybit under test: its own data dir, a free web port, the given
-    services; ``mode="webhook"`` gets a public https URL as Telegram requires."""
+    services; ``mode="webhook"`` gets a public https URL as Telegram requires, and
+    ``links_to_itself`` a public URL that is its own web server (a browser opens it)."""
     port = free_port()
     public = "https://jellybit.example.org" if mode == "webhook" else "http://127.0.0.1:8090"
+    if links_to_itself:
+        public = f"http://127.0.0.1:{port}"
     return Settings(
         general=GeneralSettings(data_dir=data_dir, language=language),
         telegram=TelegramSettings(

@@ -3,37 +3,29 @@ one message offers the candidates (with the best one's poster) and a tap in the 
 decides, or Other… opens the review page in Chromium and one tap there does; the
 files are laid out and the chat hears it is done."""
 
-import asyncio
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from aiohttp import web
+import pytest
 from playwright.async_api import async_playwright
 
-from bot.app import TelegramFrontDoor
-from bot.links import Links
-from common.i18n import I18n
-from core.config import MetadataSettings, Settings, TelegramSettings, WebSettings
+from core.config import MetadataSettings
 from core.states import State
 from store import Store
-from store.migrate import migrate
-from tests.integration.test_import import torrent_of
-from tests.support.house import eventually, library_in, settings_for
-from tests.support.qbittorrent import QbtInstance, free_port
+from tests.support.fake_qbittorrent import FakeQbittorrentServer
+from tests.support.fixtures import fake_qbt
+from tests.support.house import House, eventually, house_settings, settings_for
 from tests.support.telegram import FakeTelegram, FakeUser, Message
 from tests.support.tmdb import FakeTmdb
 from tests.support.torrents import magnet_for
-from tests.support.torrents import seeder_peer as peer_of
 from tests.web.test_browser import ARGS, CHROMIUM, PHONE, shoot
-from web import api, pages
-from web.app import WebDeps, build_web_app
-from worker.engine import Engine
+from tests.worker.test_import import torrent_of
 
 ALICE = 111_111_111
-SECRET = b"review-test-secret"
+__all__ = ["fake_qbt"]
 DUNE_2021 = "/d5NXSklXo0qyIYkgV94XAgMIckC.jpg"  # the fake TMDB's poster of Dune (2021)
 
 
@@ -45,13 +37,13 @@ class Stack:
     alice: FakeUser
     public_url: str
     tmp_path: Path
-    qbt: QbtInstance
-    seeder: QbtInstance
+    qbt: FakeQbittorrentServer
+    seeder: FakeQbittorrentServer
 
     async def review_message(self, name: str) -> Message:
         """Send a magnet of a Dune release two TMDB titles match; its review message."""
         made = torrent_of(self.tmp_path, self.seeder, name, [f"{name}.mkv"])
-        await self.alice.send_text(magnet_for(made, peer=peer_of(self.seeder)))
+        await self.alice.send_text(magnet_for(made))
         return await self.alice.wait_for(
             lambda m: m.from_bot and m.text.startswith("🤔 Which title is it?"), timeout=40
         )
@@ -64,49 +56,43 @@ class Stack:
 
 @asynccontextmanager
 async def stack(
-    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path, *, posters: bool
+    qbt: FakeQbittorrentServer, seeder: FakeQbittorrentServer, tmp_path: Path, *, posters: bool
 ) -> AsyncIterator[Stack]:
-    """jellybit's worker, bot and pages against real qBittorrent and the fakes."""
+    """jellybit as ``jellybit run`` builds it, against the fakes, its pages served."""
     async with FakeTelegram() as tg, FakeTmdb() as tmdb:
-        port = free_port()
-        public_url = f"http://127.0.0.1:{port}"
-        path = tmp_path / "jellybit.db"
-        migrate(path)
-        store = await Store.open(path)
         metadata = MetadataSettings(
-            provider="tmdb", tmdb_api_key=tmdb.api_key, tmdb_base=tmdb.base_url, language="en-US"
+            provider="tmdb",
+            tmdb_api_key=tmdb.api_key,
+            tmdb_base=tmdb.base_url,
+            tmdb_images=tmdb.images_url if posters else "",
+            language="en-US",
         )
-        engine = Engine.build(
-            store,
-            settings_for(qbt),
-            library=library_in(tmp_path),
+        settings = house_settings(
+            tmp_path,
+            qbittorrent=settings_for(qbt),
+            telegram_api=tg.base_url,
+            token=tg.token,
+            allowed_users=(ALICE,),
+            language="en",
             metadata=metadata,
-            full_resync_every=1.0,
+            links_to_itself=True,
         )
-        telegram = TelegramSettings(token=tg.token, allowed_users=(ALICE,), api_base=tg.base_url)
-        i18n = I18n("en")
-        door = TelegramFrontDoor.build(
-            telegram, store, engine.cases, i18n, Links(public_url, SECRET),
-            posters=tmdb.images_url if posters else "",
-        )  # fmt: skip
-        settings = Settings(telegram=telegram, web=WebSettings(public_url=public_url))
-        deps = WebDeps(store=store, cases=engine.cases, i18n=i18n, settings=settings, secret=SECRET)
-        runner = web.AppRunner(build_web_app(deps, pages.setup, api.setup))
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", port).start()
-        stop = asyncio.Event()
-        tasks = [
-            asyncio.create_task(engine.run(stop)),
-            asyncio.create_task(door.run(stop, public_url=public_url, web_secret=SECRET)),
-        ]
+        house = await House(settings).start()
         try:
             alice = tg.user(ALICE, language_code="en")
-            yield Stack(store, tg, tmdb, alice, public_url, tmp_path, qbt, seeder)
+            yield Stack(house.store, tg, tmdb, alice, house.web_url, tmp_path, qbt, seeder)
         finally:
-            stop.set()
-            await asyncio.wait_for(asyncio.gather(*tasks), timeout=15)
-            await runner.cleanup()
-            await store.close()
+            await house.halt()
+
+
+@pytest.fixture(scope="module")
+def qbt(fake_qbt: FakeQbittorrentServer) -> FakeQbittorrentServer:
+    return fake_qbt
+
+
+@pytest.fixture(scope="module")
+def seeder(fake_qbt: FakeQbittorrentServer) -> FakeQbittorrentServer:
+    return fake_qbt
 
 
 def laid_out(stack: Stack, name: str) -> bool:
@@ -117,7 +103,7 @@ def laid_out(stack: Stack, name: str) -> bool:
 
 
 async def test_a_tap_in_the_chat_decides_and_the_message_shows_the_outcome(
-    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+    qbt: FakeQbittorrentServer, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     async with stack(qbt, seeder, tmp_path, posters=True) as s:
         review = await s.review_message("Dune.1080p.WEB-DL")
@@ -149,7 +135,7 @@ async def test_a_tap_in_the_chat_decides_and_the_message_shows_the_outcome(
 
 
 async def test_a_poster_telegram_cannot_fetch_is_sent_as_text(
-    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+    qbt: FakeQbittorrentServer, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     async with stack(qbt, seeder, tmp_path, posters=True) as s:
         s.tmdb.missing_posters.add(DUNE_2021)
@@ -170,7 +156,7 @@ async def test_a_poster_telegram_cannot_fetch_is_sent_as_text(
 
 
 async def test_pick_on_the_review_page_lays_out_the_files_and_a_stale_tap_changes_nothing(
-    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+    qbt: FakeQbittorrentServer, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     async with stack(qbt, seeder, tmp_path, posters=False) as s:
         review = await s.review_message("Dune.1080p.WEB-DL")
@@ -195,7 +181,7 @@ async def test_pick_on_the_review_page_lays_out_the_files_and_a_stale_tap_change
 
 
 async def test_429s_on_the_photo_the_answer_and_the_caption_edit_are_waited_out(
-    qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+    qbt: FakeQbittorrentServer, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     async with stack(qbt, seeder, tmp_path, posters=True) as s:
         s.tg.fail_next("sendPhoto", retry_after=1)
