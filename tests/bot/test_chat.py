@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.app import WEBHOOK_PATH, webhook_secret
+from core.config import MetadataSettings
 from core.ids import new_id
 from core.links import verify_user_token
 from core.models import Download, NewDownload, SnapshotChange, Transition
@@ -43,9 +44,10 @@ class Running:
         path: Path,
         mode: str = "polling",
         allowed_users: tuple[int, ...] = (ALICE,),
+        metadata: MetadataSettings | None = None,
     ) -> None:
         self.tg, self.qbt, self.path, self.mode = tg, qbt, path, mode
-        self.allowed_users = allowed_users
+        self.allowed_users, self.metadata = allowed_users, metadata
 
     async def start(self) -> Store:
         settings = house_settings(
@@ -55,6 +57,7 @@ class Running:
             token=self.tg.token,
             allowed_users=self.allowed_users,
             mode=self.mode,
+            metadata=self.metadata,
         )
         self.house = await House(settings).start()
         if self.mode == "webhook":

@@ -1,13 +1,12 @@
 """The front door never drops or stalls: the inbox, the outbox and their bounds, with
-the fake Bot API injecting faults and a real qbittorrent-nox (frozen, for some)."""
+the fake Bot API injecting faults and the fake qBittorrent (frozen, for some: its
+requests wait unanswered, as a SIGSTOPped qbittorrent-nox's do)."""
 
 import asyncio
 import contextlib
 import functools
 import hashlib
-import os
 import secrets
-import signal
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, MutableMapping
 from pathlib import Path
@@ -19,21 +18,23 @@ from structlog.testing import capture_logs
 
 from core.config import MetadataSettings
 from store.migrate import migrate
-from tests.integration.test_downloads import new_torrent
-from tests.integration.test_telegram import ALICE, Running, dead_magnet, reply_to
+from tests.bot.test_chat import ALICE, Running, dead_magnet, new_torrent, qbt, reply_to, seeder
+from tests.support.fake_qbittorrent import FakeQbittorrentServer
+from tests.support.fixtures import fake_qbt
 from tests.support.house import eventually
-from tests.support.qbittorrent import QbtInstance
 from tests.support.telegram import FakeTelegram, FakeUser, Message
 from tests.support.tmdb import FakeTmdb
 from tests.support.torrents import magnet_for
-from tests.support.torrents import seeder_peer as peer_of
 
 BOB = 222_222_222
 WITHIN = 2.0  # seconds: an answer from a bot that is not deaf
+__all__ = ["fake_qbt", "qbt", "seeder"]
 
 
 @pytest.fixture
-async def running(tg: FakeTelegram, qbt: QbtInstance, tmp_path: Path) -> AsyncIterator[Running]:
+async def running(
+    tg: FakeTelegram, qbt: FakeQbittorrentServer, tmp_path: Path
+) -> AsyncIterator[Running]:
     path = tmp_path / "jellybit.db"
     migrate(path)
     run = Running(tg, qbt, path, allowed_users=(ALICE, BOB))
@@ -102,7 +103,7 @@ async def _replies(user: FakeUser, sent: Message, count: int) -> bool:
 
 
 async def test_a_frozen_qbittorrent_does_not_make_the_bot_deaf_in_the_same_chat(
-    running: Running, tg: FakeTelegram, qbt: QbtInstance
+    running: Running, tg: FakeTelegram, qbt: FakeQbittorrentServer
 ) -> None:
     """A home server has one person in one chat: their magnet, then /help, /list and a
     button, each answered at once while qBittorrent is frozen; the magnet becomes a
@@ -110,8 +111,7 @@ async def test_a_frozen_qbittorrent_does_not_make_the_bot_deaf_in_the_same_chat(
     alice = tg.user(ALICE, language_code="en")
     first = await alice.send_text(dead_magnet("Before.The.Freeze.2020"))
     status = await alice.wait_for(reply_to(first))
-    assert qbt.pid is not None
-    os.kill(qbt.pid, signal.SIGSTOP)
+    qbt.freeze()
     try:
         frozen_out = await answered_within(
             alice, await alice.send_text(dead_magnet("Frozen.Out.2021")), WITHIN
@@ -125,7 +125,7 @@ async def test_a_frozen_qbittorrent_does_not_make_the_bot_deaf_in_the_same_chat(
         assert time.monotonic() - started <= WITHIN
         assert "Working on it" in (answer.text or "")
     finally:
-        os.kill(qbt.pid, signal.SIGCONT)
+        qbt.freeze(False)
     await eventually(
         lambda: _removed(running, "Before.The.Freeze.2020"), within=40, what="cancelled"
     )
@@ -135,7 +135,7 @@ async def test_a_frozen_qbittorrent_does_not_make_the_bot_deaf_in_the_same_chat(
 
 
 async def test_twelve_presses_at_once_are_all_answered_while_qbittorrent_hangs(
-    running: Running, tg: FakeTelegram, qbt: QbtInstance
+    running: Running, tg: FakeTelegram, qbt: FakeQbittorrentServer
 ) -> None:
     alice = tg.user(ALICE, language_code="en")
     statuses = []
@@ -145,15 +145,14 @@ async def test_twelve_presses_at_once_are_all_answered_while_qbittorrent_hangs(
     for n in range(12):
         added = functools.partial(_in_state, running, f"Pressed.{n}.2020", "downloading")
         await eventually(added, what="added")
-    assert qbt.pid is not None
-    os.kill(qbt.pid, signal.SIGSTOP)
+    qbt.freeze()
     try:
         started = time.monotonic()
         answers = await asyncio.gather(*(alice.press(s, "Cancel") for s in statuses))
         assert time.monotonic() - started <= WITHIN + 1
         assert all("Working on it" in (a.text or "") for a in answers)
     finally:
-        os.kill(qbt.pid, signal.SIGCONT)
+        qbt.freeze(False)
     for n in range(12):
         told = functools.partial(_settled_press, running, alice, n)
         await eventually(told, within=60, what="told")
@@ -174,7 +173,7 @@ async def _settled_press(running: Running, alice: FakeUser, n: int) -> bool:
 
 
 async def test_a_hanging_tmdb_does_not_make_the_bot_deaf_in_the_same_chat(
-    tg: FakeTelegram, qbt: QbtInstance, seeder: QbtInstance, tmp_path: Path
+    tg: FakeTelegram, qbt: FakeQbittorrentServer, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     async with FakeTmdb() as tmdb:
         tmdb.set_delay(60)  # every answer held longer than the client waits
@@ -188,7 +187,7 @@ async def test_a_hanging_tmdb_does_not_make_the_bot_deaf_in_the_same_chat(
             first = await alice.send_text(dead_magnet("Waiting.For.Peers.2020"))
             status = await alice.wait_for(reply_to(first))
             made = new_torrent(tmp_path, seeder, "v1")
-            await alice.send_text(magnet_for(made, peer=peer_of(seeder)))
+            await alice.send_text(magnet_for(made))
             await eventually(lambda: _asked(tmdb), within=30, what="a TMDB call")
             await answered_within(alice, await alice.send_text("/help"), WITHIN)
             listing = await answered_within(alice, await alice.send_text("/list"), WITHIN)
