@@ -1,8 +1,7 @@
-"""Recognition classes where the layout matters, on real downloads: a real seeder and
-a real qbittorrent-nox, real files hardlinked into the library, the fake TMDB with
+"""Recognition classes where the layout matters: downloads through the fake qBittorrent
+(real files on a real file system, hardlinked into the library), the fake TMDB with
 the decoys real TMDB has."""
 
-import asyncio
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
@@ -11,12 +10,12 @@ import pytest
 from core.config import MetadataSettings
 from core.reasons import Reason
 from core.states import State
-from tests.integration.test_downloads import MiB
-from tests.integration.test_import import download_and_wait, same_file, start
-from tests.support.house import Running
-from tests.support.qbittorrent import QbtInstance
+from tests.support.fake_qbittorrent import FakeQbittorrentServer
+from tests.support.house import Running, start_house
+from tests.support.telegram import FakeTelegram
 from tests.support.tmdb import Entry, FakeTmdb
-from tests.support.torrents import MadeTorrent, make_torrent, seed
+from tests.support.torrents import MadeTorrent, make_torrent
+from tests.worker.test_import import MiB, download_and_wait, same_file
 
 CATALOGUE = [
     {
@@ -154,19 +153,19 @@ async def tmdb() -> AsyncIterator[FakeTmdb]:
 
 
 @pytest.fixture
-async def importing(qbt: QbtInstance, tmp_path: Path, tmdb: FakeTmdb) -> AsyncIterator[Running]:
+async def importing(
+    qbt: FakeQbittorrentServer, tg: FakeTelegram, tmp_path: Path, tmdb: FakeTmdb
+) -> AsyncIterator[Running]:
     metadata = MetadataSettings(
         provider="tmdb", tmdb_api_key=tmdb.api_key, tmdb_base=tmdb.base_url, language="en-US"
     )
-    running, stop, task = await start(qbt, tmp_path, metadata=metadata)
+    running = await start_house(qbt, tg, tmp_path, metadata=metadata)
     yield running
-    stop.set()
-    await asyncio.wait_for(task, timeout=10)
-    await running.store.close()
+    await running.house.halt()
 
 
 def torrent(
-    tmp_path: Path, seeder: QbtInstance, folder: str, files: Mapping[str, int | bytes]
+    tmp_path: Path, seeder: FakeQbittorrentServer, folder: str, files: Mapping[str, int | bytes]
 ) -> MadeTorrent:
     """A folder of files (a size gives pseudo-random bytes, bytes are written as they
     are), made into a torrent and seeded."""
@@ -177,7 +176,7 @@ def torrent(
         data = content if isinstance(content, bytes) else bytes([index % 251 + 1]) * content
         path.write_bytes(data + folder.encode())  # distinct per torrent
     made = make_torrent(root, "v1")
-    seed(seeder, made)
+    seeder.offer(made)
     return made
 
 
@@ -186,7 +185,7 @@ def shows(tmp_path: Path) -> Path:
 
 
 async def test_numbered_files_of_a_season_pack_become_episodes(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     folder = "Quiet Harbour - Season 1 (2021) 1080p"
     files = {"01. Arrival.mkv": 2 * MiB, "02. The Pier.mkv": 2 * MiB, "03. Low Tide.mkv": 2 * MiB}
@@ -201,7 +200,7 @@ async def test_numbered_files_of_a_season_pack_become_episodes(
 
 
 async def test_a_season_pack_beside_its_aftershow_imports_on_its_own(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     folder = "The.Long.Watch.S02.1080p.WEB-DL.DDP5.1.H.264-GROUP"
     files = {f"The.Long.Watch.S02E0{n}.1080p.WEB-DL.mkv": 2 * MiB for n in (1, 2)}
@@ -225,7 +224,7 @@ async def test_a_season_pack_beside_its_aftershow_imports_on_its_own(
 
 
 async def test_each_subtitle_of_a_movie_in_parts_follows_its_part(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     folder = "Heat.1995.2CD.DVDRip.XviD-GROUP"
     files = {
@@ -247,7 +246,7 @@ async def test_each_subtitle_of_a_movie_in_parts_follows_its_part(
 
 
 async def test_an_nfo_with_an_imdb_id_decides_between_remakes(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     folder = "Dune.1080p.BluRay.x264-GROUP"
     nfo = b"Dune\r\nhttps://www.imdb.com/title/tt0087182/\r\nSource: BluRay\r\n"
@@ -258,7 +257,7 @@ async def test_an_nfo_with_an_imdb_id_decides_between_remakes(
 
 
 async def test_absolute_anime_numbers_go_into_their_season(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     folder = "[Group] Kitsune no Yaiba (13-14) [1080p]"
     files = {f"[Group] Kitsune no Yaiba - {n} (1080p) [ABCD12{n}].mkv": 2 * MiB for n in (13, 14)}
@@ -271,7 +270,7 @@ async def test_absolute_anime_numbers_go_into_their_season(
 
 
 async def test_a_series_file_without_an_episode_is_never_laid_out(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     folder = "The.Long.Watch.S01.1080p.WEB-DL-GROUP"
     files = {"The.Long.Watch.S01E01.1080p.mkv": 2 * MiB, "The.Long.Watch.Bonus.Cut.mkv": 2 * MiB}
@@ -287,7 +286,7 @@ async def test_a_series_file_without_an_episode_is_never_laid_out(
 
 
 async def test_a_daily_show_goes_to_the_show_on_air_that_day_as_its_listed_episode(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     # Two shows of the name; the more popular one ended in 1995. The pick is kept
     # in the store and the importer lays the dated file out as the listed episode.
@@ -299,7 +298,7 @@ async def test_a_daily_show_goes_to_the_show_on_air_that_day_as_its_listed_episo
 
 
 async def test_a_tracker_id_name_is_recognized_by_its_files(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     folder = "6212345"
     files = {"The.Long.Watch.S02/The.Long.Watch.S02E03.1080p.WEB-DL.mkv": 2 * MiB}
@@ -309,7 +308,7 @@ async def test_a_tracker_id_name_is_recognized_by_its_files(
 
 
 async def test_a_later_season_named_by_its_subtitle_goes_into_that_season(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     folder = "[Group] Lantern Keeper - River Town Arc (01-02) [1080p]"
     files = {
@@ -325,7 +324,7 @@ async def test_a_later_season_named_by_its_subtitle_goes_into_that_season(
 
 
 async def test_a_special_named_after_the_show_goes_into_season_00(
-    importing: Running, seeder: QbtInstance, tmp_path: Path
+    importing: Running, seeder: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
     folder = "Lantern.Keeper.2020.The.Winter.Lantern.1080p.BluRay.x264-GROUP"
     files = {f"{folder}.mkv": 2 * MiB}
