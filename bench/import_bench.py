@@ -26,12 +26,12 @@ from core.config import LibrarySettings, MetadataSettings, QbittorrentSettings
 from core.parsing.guess import clear_cache
 from core.parsing.release import parse_release
 from core.states import State
+from jellybit.app import Tuning
 from store import Store
-from store.migrate import migrate
+from tests.support.house import House, house_settings
 from tests.support.qbittorrent import QbtInstance, leecher_and_seeder
 from tests.support.tmdb import Entry, FakeTmdb
 from tests.support.torrents import magnet_for, make_content, make_torrent, seed, seeder_peer
-from worker.engine import Engine
 from worker.ingest import Created
 
 EPISODES = 200
@@ -68,18 +68,18 @@ async def settle(store: Store, download_id: str, states: tuple[State, ...]) -> S
 
 
 async def run(qbt: QbtInstance, seeder: QbtInstance, tmp: Path, baseline: float) -> None:
-    path = tmp / "bench.db"
-    migrate(path)
-    store = await Store.open(path)
     library = LibrarySettings(movies=tmp / "library" / "movies", shows=tmp / "library" / "shows")
-    settings = QbittorrentSettings(url=qbt.url, username=qbt.username, password=qbt.password)
+    qbittorrent = QbittorrentSettings(url=qbt.url, username=qbt.username, password=qbt.password)
     tmdb = FakeTmdb()
     tmdb.catalogue.append(SHOW)
     await tmdb.start()
     metadata = MetadataSettings(tmdb_api_key=tmdb.api_key, tmdb_base=tmdb.base_url)
-    engine = Engine.build(store, settings, library=library, metadata=metadata)
-    stop = asyncio.Event()
-    worker = asyncio.create_task(engine.run(stop))
+    settings = house_settings(
+        tmp, qbittorrent=qbittorrent, telegram_api="http://127.0.0.1:9", library=library,
+        metadata=metadata,
+    )  # fmt: skip
+    house = await House(settings, Tuning()).start()
+    store, engine = house.store, house.engine
     requests: list[int] = []
     try:
         content = make_content(
@@ -116,9 +116,7 @@ async def run(qbt: QbtInstance, seeder: QbtInstance, tmp: Path, baseline: float)
             await settle(store, added.download.id, ENDED)
             requests.append(len(tmdb.calls) - before)
     finally:
-        stop.set()
-        await asyncio.gather(worker, return_exceptions=True)
-        await store.close()
+        await house.halt()
         await tmdb.stop()
     linked = sum(1 for row in links if Path(row.target_path).exists())
     same = sum(1 for row in links if os.stat(row.target_path).st_nlink == 2)

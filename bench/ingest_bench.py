@@ -17,17 +17,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.app import TelegramFrontDoor
-from bot.links import Links
-from common.i18n import I18n
 from common.logs import configure_logging
-from core.config import QbittorrentSettings, TelegramSettings
-from store import Store
-from store.migrate import migrate
+from core.config import QbittorrentSettings
+from jellybit.app import Tuning
+from tests.support.house import House, house_settings
 from tests.support.qbittorrent import QbtInstance, leecher_and_seeder
 from tests.support.telegram import Call, FakeTelegram, FakeUser, Message
 from tests.support.torrents import magnet_for, make_content, make_torrent, seed, seeder_peer
-from worker.engine import Engine
 
 USER = 42
 MESSAGES = 200
@@ -100,27 +96,16 @@ def summary(values: list[float]) -> tuple[float, float]:
 
 async def run(qbt: QbtInstance, seeder: QbtInstance, tmp: Path) -> None:
     async with FakeTelegram() as tg:
-        path = tmp / "bench.db"
-        migrate(path)
-        store = await Store.open(path)
-        engine = Engine.build(
-            store,
-            QbittorrentSettings(url=qbt.url, username=qbt.username, password=qbt.password),
+        qbittorrent = QbittorrentSettings(url=qbt.url, username=qbt.username, password=qbt.password)
+        settings = house_settings(
+            tmp / "jellybit",
+            qbittorrent=qbittorrent,
+            telegram_api=tg.base_url,
+            token=tg.token,
+            allowed_users=(USER,),
+            language="en",
         )
-        door = TelegramFrontDoor.build(
-            TelegramSettings(token=tg.token, allowed_users=(USER,), api_base=tg.base_url),
-            store,
-            engine.cases,
-            I18n("en"),
-            Links("http://127.0.0.1:8090", b"bench"),
-        )
-        stop = asyncio.Event()
-        tasks = [
-            asyncio.create_task(engine.run(stop)),
-            asyncio.create_task(
-                door.run(stop, public_url="http://127.0.0.1:8090", web_secret=b"b")
-            ),
-        ]
+        house = await House(settings, Tuning()).start()
         user = tg.user(USER, language_code="en")
         lag = LoopLag()
         lag.start()
@@ -137,9 +122,7 @@ async def run(qbt: QbtInstance, seeder: QbtInstance, tmp: Path) -> None:
             edits = len(tg.calls_to("editMessageText")) - edits_before
         finally:
             lag.stop()
-            stop.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            await store.close()
+            await house.halt()
     b50, b95 = summary(baseline)
     print(f"plain text round trip (baseline):          p50 {b50:6.1f} ms  p95 {b95:6.1f} ms")
     for label, values in [("magnet, idle", idle), (f"magnet, {PROGRESSING} progressing", busy)]:

@@ -29,9 +29,11 @@ from common.logs import configure_logging
 from core.config import QbittorrentSettings
 from core.live import LiveMap, hashes_of
 from core.models import SnapshotChange
+from jellybit.app import Tuning, build_application
 from sandbox.torrents import make_content, make_v1_torrent
 from store import Store
 from store.migrate import migrate
+from tests.support.house import house_settings
 from tests.support.qbittorrent import (
     QBITTORRENT5,
     QBITTORRENT5_ROOT,
@@ -118,10 +120,11 @@ async def measure(qbt: QbtInstance, hashes: list[str], tmp: Path, label: str) ->
     settings = QbittorrentSettings(
         url=qbt.url, username=qbt.username, password=qbt.password, adopt="all", poll_interval=5
     )
-    path = tmp / f"bench-{label}.db"
-    migrate(path)
-    store = await Store.open(path)
-    engine = Engine.build(store, settings, full_resync_every=3600)
+    data_dir = tmp / f"bench-{label}"
+    built = house_settings(data_dir, qbittorrent=settings, telegram_api="http://127.0.0.1:9")
+    migrate(built.database_path)
+    app = await build_application(built, tuning=Tuning(full_resync_every=3600))
+    store, engine = app.store, app.engine  # ticked by hand: no part runs
     try:
         started = time.monotonic()
         await engine.poller.tick()  # the first, full tick adopts every torrent
@@ -152,8 +155,7 @@ async def measure(qbt: QbtInstance, hashes: list[str], tmp: Path, label: str) ->
             f"({size / len(answer['torrents']) / 1024:.1f} KiB each)"
         )
     finally:
-        await engine.qbt.close()
-        await store.close()
+        await app.close()
 
 
 async def _ticks(engine: Engine, qbt: QbtInstance, hashes: list[str], offset: int) -> list[float]:

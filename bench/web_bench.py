@@ -25,18 +25,20 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
-from common.i18n import I18n
 from common.logs import configure_logging
 from core import clock
-from core.config import QbittorrentSettings, Settings, TelegramSettings, WebSettings
+from core.config import (
+    GeneralSettings,
+    QbittorrentSettings,
+    Settings,
+    TelegramSettings,
+    WebSettings,
+)
 from core.ids import Id, new_id
 from core.links import sign_user_token
-from store import Store
+from jellybit.app import build_application
 from store.migrate import migrate
 from tests.support.qbittorrent import free_port
-from web import api, pages
-from web.app import WebDeps, build_web_app
-from worker.engine import Engine
 
 DOWNLOADS = 10_000
 CLIENTS = 8
@@ -115,17 +117,14 @@ def serve(path: Path, port: int, secret: bytes) -> None:
     configure_logging(level="warning")
 
     async def app() -> web.Application:
-        store = await Store.open(path)
         settings = replace(
             Settings(),
-            telegram=replace(TelegramSettings(), allowed_users=(USER,)),
-            web=replace(WebSettings(), api_token=TOKEN),
+            general=replace(GeneralSettings(), data_dir=path.parent, language="en"),
+            qbittorrent=QbittorrentSettings(url="http://127.0.0.1:9"),
+            telegram=replace(TelegramSettings(), token="1:bench", allowed_users=(USER,)),
+            web=replace(WebSettings(), api_token=TOKEN, secret=secret.decode()),
         )
-        engine = Engine.build(store, QbittorrentSettings(url="http://127.0.0.1:9"))
-        deps = WebDeps(
-            store=store, cases=engine.cases, i18n=I18n("en"), settings=settings, secret=secret
-        )
-        return build_web_app(deps, pages.setup, api.setup)
+        return (await build_application(settings)).web  # the pages only: no part runs
 
     web.run_app(app(), host="127.0.0.1", port=port, access_log=None, print=None)
 
@@ -202,7 +201,7 @@ def main() -> None:
     configure_logging(level="warning")
     secret = b"bench-secret"
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bench.db"
+        path = Path(tmp) / "jellybit.db"
         migrate(path)
         rows = seed(path)
         DATABASE.append(path)

@@ -2,6 +2,7 @@
 that reason, announced, instead of being retried in silence forever."""
 
 import asyncio
+from pathlib import Path
 
 from common.explain import reason_text
 from common.i18n import I18n
@@ -12,12 +13,14 @@ from core.reasons import Reason
 from core.states import State
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
-from tests.web.conftest import UNREACHABLE, close_engine, new_download
-from worker.engine import Engine
+from tests.support.house import application
+from tests.web.conftest import new_download
 from worker.importer import UNEXPECTED_TRIES
 
 
-async def test_a_stored_id_that_is_not_a_number_fails_with_a_reason(store: Store) -> None:
+async def test_a_stored_id_that_is_not_a_number_fails_with_a_reason(
+    store: Store, tmp_path: Path
+) -> None:
     """A candidate stored before ids were checked on the way in ("12abc")."""
     download = await new_download(store, "Dune.2021.1080p", state=State.IMPORTING)
     picked = StoredCandidate(
@@ -31,15 +34,12 @@ async def test_a_stored_id_that_is_not_a_number_fails_with_a_reason(store: Store
         files=[StoredFile("Dune/Dune.mkv", "video", 4_000_000, None, (), None, ())],
         candidates=[picked],
     )  # fmt: skip
-    engine = Engine.build(store, UNREACHABLE)
-    try:
+    async with application(tmp_path) as app:
         started = clock.monotonic()
         while (await store.downloads.get_download(download.id)).state == State.IMPORTING:
             assert clock.monotonic() - started < 20, "still importing: retried in silence"
-            await engine.importer.tick()
+            await app.engine.importer.tick()
             await asyncio.sleep(0.5)
-    finally:
-        await close_engine(engine)
     assert (await store.downloads.get_download(download.id)).state == State.FAILED
     last = (await store.downloads.list_transitions(download.id))[-1]
     reason = last.reason

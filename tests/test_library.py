@@ -17,8 +17,9 @@ from core.reasons import Reason, reason
 from core.states import State
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
+from tests.support.house import application
 from tests.support.mounts import tmpfs
-from tests.web.conftest import UNREACHABLE, close_engine, new_download
+from tests.web.conftest import new_download
 from worker.engine import Engine
 
 DUNE = "Dune (2021) [tmdbid-438631]"
@@ -109,9 +110,8 @@ async def library(store: Store, tmp_path: Path, duplicates: Duplicates) -> Async
     settings = LibrarySettings(
         movies=tmp_path / "movies", shows=tmp_path / "shows", duplicates=duplicates
     )
-    engine = Engine.build(store, UNREACHABLE, library=settings)
-    yield Library(store, tmp_path, engine)
-    await close_engine(engine)
+    async with application(tmp_path, library=settings) as app:
+        yield Library(store, tmp_path, app.engine)
 
 
 async def why(store: Store, download: Download) -> Reason:
@@ -259,13 +259,10 @@ async def test_a_full_or_closed_library_fails_with_its_reason_and_keeps_the_titl
 ) -> None:
     small, code = closed_library
     settings = LibrarySettings(movies=small / "movies", shows=small / "shows", link_mode="copy")
-    engine = Engine.build(store, UNREACHABLE, library=settings)
-    try:
-        library = Library(store, tmp_path, engine)
+    async with application(tmp_path, library=settings) as app:
+        library = Library(store, tmp_path, app.engine)
         big = {"Dune.2021.2160p.mkv": (None, ())}
         failed = await library.add("Dune.2021.2160p", movie(), big, size=256 * 1024)  # 4× the disk
-    finally:
-        await close_engine(engine)
     assert failed.state == State.FAILED
     assert failed.error is not None
     assert failed.error.code == code

@@ -3,18 +3,18 @@ the waits grow while it fails, and the counts reach /healthz."""
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 
 from aiohttp.test_utils import TestClient, TestServer
 from structlog.testing import capture_logs
 
-from common.i18n import I18n
-from core.config import QbittorrentSettings, Settings
+from core.config import QbittorrentSettings
 from core.errors import UnreachableError
-from store import Store
-from web.app import WebDeps, build_web_app
-from worker.engine import Engine
+from jellybit.app import Tuning, build_application
+from store.migrate import migrate
+from tests.support.house import built, plain_settings
 from worker.pacing import Loop
-from worker.supervisor import Part, Supervisor
+from worker.supervisor import Part
 
 UNREACHABLE = QbittorrentSettings(url="http://127.0.0.1:9")
 
@@ -110,13 +110,10 @@ async def test_a_failing_hook_does_not_end_the_loop() -> None:
     assert "loop.recovered" in [entry["event"] for entry in logs]
 
 
-async def test_healthz_counts_the_failed_ticks_of_each_loop(store: Store) -> None:
-    engine = Engine.build(store, UNREACHABLE)
-    deps = WebDeps(
-        store=store, cases=engine.cases, i18n=I18n("en"), settings=Settings(), secret=b"s" * 32,
-        loops=engine.loops,
-    )  # fmt: skip
-    client = TestClient(TestServer(build_web_app(deps)))
+async def test_healthz_counts_the_failed_ticks_of_each_loop(tmp_path: Path) -> None:
+    app = await built(plain_settings(tmp_path))
+    engine = app.engine
+    client = TestClient(TestServer(app.web))
     await client.start_server()
     try:
         with capture_logs():
@@ -125,11 +122,11 @@ async def test_healthz_counts_the_failed_ticks_of_each_loop(store: Store) -> Non
         body = await (await client.get("/healthz")).json()
     finally:
         await client.close()
-        await engine.close()
+        await app.close()
+    steady = {"failed_ticks": 0, "failing": False}
     assert body["loops"] == {
         "poller": {"failed_ticks": 2, "failing": True},
-        "importer": {"failed_ticks": 0, "failing": False},
-        "adder": {"failed_ticks": 0, "failing": False},
+        **dict.fromkeys(["importer", "adder", "inbox", "outbox", "status"], steady),
     }
 
 
@@ -175,38 +172,37 @@ async def test_a_loop_backing_off_ticks_as_soon_as_its_probe_says_the_other_side
     assert waited < 1.0  # one interval and a tick, not the 3.2 s backoff
 
 
-async def test_healthz_shows_each_part_and_fails_while_one_keeps_failing(store: Store) -> None:
+async def test_healthz_shows_each_part_and_fails_while_one_keeps_failing(tmp_path: Path) -> None:
     async def broken(stop: asyncio.Event) -> None:
         raise OSError("disk full")
 
-    async def steady(stop: asyncio.Event) -> None:
-        await stop.wait()
+    def breaking_the_importer(part: Part) -> Part:
+        return Part(part.name, broken) if part.name == "importer" else part
 
-    supervisor = Supervisor([Part("broken", broken), Part("steady", steady)], max_delay=0.05)
-    engine = Engine.build(store, UNREACHABLE)
-    deps = WebDeps(
-        store=store, cases=engine.cases, i18n=I18n("en"), settings=Settings(), secret=b"s" * 32,
-        parts=supervisor.health,
-    )  # fmt: skip
-    client = TestClient(TestServer(build_web_app(deps)))
+    settings = plain_settings(tmp_path)
+    migrate(settings.database_path)
+    app = await build_application(settings, tuning=Tuning(wrap_part=breaking_the_importer))
+    supervisor = app.supervisor
+    client = TestClient(TestServer(app.web))
     await client.start_server()
     stop = asyncio.Event()
     try:
         with capture_logs():
             running = asyncio.create_task(supervisor.run(stop))
-            await until(lambda: supervisor.health()[0].restarts >= 2)
+            restarts = lambda: {h.name: h.restarts for h in supervisor.health()}  # noqa: E731
+            await until(lambda: restarts().get("importer", 0) >= 2, within=10)
             response = await client.get("/healthz")
             body = await response.json()
             stop.set()
-            await asyncio.wait_for(running, timeout=5)
+            await asyncio.wait_for(running, timeout=10)
     finally:
         await client.close()
-        await engine.close()
+        await app.close()
     assert response.status == 503
     assert body["ok"] is False
-    assert body["parts"]["broken"]["failing"] is True
-    assert body["parts"]["broken"]["restarts"] >= 2
-    assert body["parts"]["broken"]["reason"] == "OSError: disk full"
-    assert body["parts"]["steady"] == {
+    assert body["parts"]["importer"]["failing"] is True
+    assert body["parts"]["importer"]["restarts"] >= 2
+    assert body["parts"]["importer"]["reason"] == "OSError: disk full"
+    assert body["parts"]["outbox"] == {
         "failing": False, "since": None, "restarts": 0, "reason": None
     }  # fmt: skip

@@ -5,8 +5,9 @@ same database as after a restart. No test wires parts itself (tests/test_convent
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -198,3 +199,36 @@ async def eventually(
 async def history(store: Store, download_id: Id) -> list[str]:
     """The states a download went through, in order."""
     return [t.to_state for t in await store.downloads.list_transitions(download_id)]
+
+
+UNREACHABLE = QbittorrentSettings(url="http://127.0.0.1:9", poll_interval=0.2)
+
+
+def plain_settings(data_dir: Path, **sections: Any) -> Settings:
+    """``Settings()`` on ``data_dir``, with qBittorrent unreachable, a bot token and the
+    test secret; ``sections`` replace whole sections (``web=WebSettings(...)``)."""
+    base = Settings()
+    defaults: dict[str, Any] = {
+        "general": replace(base.general, data_dir=data_dir),
+        "qbittorrent": UNREACHABLE,
+        "telegram": replace(base.telegram, token=TOKEN),
+        "web": replace(base.web, secret=SECRET),
+    }
+    return replace(base, **(defaults | sections))
+
+
+async def built(settings: Settings) -> Application:
+    """jellybit built and not run (a test of the pages, the API or one use case): its
+    ``web`` served by a test client, its ``engine`` driven by hand; ``close`` it."""
+    migrate(settings.database_path)
+    return await build_application(settings)
+
+
+@contextlib.asynccontextmanager
+async def application(data_dir: Path, **sections: Any) -> AsyncIterator[Application]:
+    """``built`` on ``plain_settings(data_dir, **sections)``, closed on the way out."""
+    app = await built(plain_settings(data_dir, **sections))
+    try:
+        yield app
+    finally:
+        await app.close()

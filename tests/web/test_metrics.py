@@ -1,48 +1,36 @@
 """GET /metrics: off by default, behind the API token, parsed by Prometheus' own
 text parser, and the numbers are the database's and the process's."""
 
+import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from pathlib import Path
 
-import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from prometheus_client.parser import text_string_to_metric_families
 from structlog.testing import capture_logs
 
-from common.i18n import I18n
-from core.config import Settings, WebSettings
+from core.config import WebSettings
 from core.reasons import reason
 from core.states import State
 from store import Store
-from tests.web.conftest import UNREACHABLE, new_download
-from web import metrics
-from web.app import WebDeps, build_web_app
+from tests.support.house import application
+from tests.web.conftest import new_download
 from worker.engine import Engine
 
 Client = TestClient[web.Request, web.Application]
 
 
-@pytest.fixture
-async def engine(store: Store) -> AsyncIterator[Engine]:
-    built = Engine.build(store, UNREACHABLE)
-    yield built
-    await built.close()
-
-
-async def client_for(store: Store, engine: Engine, web: WebSettings) -> Client:
-    deps = WebDeps(
-        store=store,
-        cases=engine.cases,
-        i18n=I18n("en"),
-        settings=replace(Settings(), web=web),
-        secret=b"s" * 32,
-        last_poll_age=engine.poller.last_answer_age,
-        loops=engine.loops,
-    )
-    client = TestClient(TestServer(build_web_app(deps, metrics.setup)))
-    await client.start_server()
-    return client
+@contextlib.asynccontextmanager
+async def serving(tmp_path: Path, web: WebSettings) -> AsyncIterator[tuple[Client, Engine]]:
+    """jellybit built with these web settings (not run), its web app under a test client."""
+    async with application(tmp_path, web=web) as app:
+        client = TestClient(TestServer(app.web))
+        await client.start_server()
+        try:
+            yield client, app.engine
+        finally:
+            await client.close()
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -53,19 +41,15 @@ def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     }
 
 
-async def test_metrics_are_off_unless_asked_for(store: Store, engine: Engine) -> None:
-    client = await client_for(store, engine, WebSettings())
-    try:
+async def test_metrics_are_off_unless_asked_for(tmp_path: Path) -> None:
+    async with serving(tmp_path, WebSettings()) as (client, _):
         response = await client.get("/metrics")
         assert response.status == 404
         assert "web.metrics" in await response.text()
-    finally:
-        await client.close()
 
 
-async def test_with_an_api_token_metrics_need_it(store: Store, engine: Engine) -> None:
-    client = await client_for(store, engine, WebSettings(metrics=True, api_token="t0ken"))
-    try:
+async def test_with_an_api_token_metrics_need_it(tmp_path: Path) -> None:
+    async with serving(tmp_path, WebSettings(metrics=True, api_token="t0ken")) as (client, _):
         for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "t0ken"}):
             response = await client.get("/metrics", headers=headers)
             assert response.status == 401, headers
@@ -73,26 +57,21 @@ async def test_with_an_api_token_metrics_need_it(store: Store, engine: Engine) -
         good = await client.get("/metrics", headers={"Authorization": "Bearer t0ken"})
         assert good.status == 200
         assert good.headers["Content-Type"].startswith("text/plain; version=")
-    finally:
-        await client.close()
 
 
-async def test_the_counts_are_the_database_and_the_process(store: Store, engine: Engine) -> None:
+async def test_the_counts_are_the_database_and_the_process(store: Store, tmp_path: Path) -> None:
     for state in (State.DOWNLOADING, State.DOWNLOADING, State.FAILED, State.DONE):
         await new_download(store, state=state)
     announced = await new_download(store, state=State.DOWNLOADING)
     await store.downloads.move(
         announced.id, State.STUCK, reason=reason("qbt.no_progress", seconds=60), announce=True
     )
-    with capture_logs():
-        await engine.poller.loop.once()  # qBittorrent is not there: a failed call and tick
-    client = await client_for(store, engine, WebSettings(metrics=True))
-    try:
+    async with serving(tmp_path, WebSettings(metrics=True)) as (client, engine):
+        with capture_logs():
+            await engine.poller.loop.once()  # qBittorrent is not there: a failed call and tick
         response = await client.get("/metrics")
         assert response.status == 200
         found = samples(await response.text())
-    finally:
-        await client.close()
     assert found[("jellybit_downloads", (("state", "downloading"),))] == 2
     assert found[("jellybit_downloads", (("state", "failed"),))] == 1
     assert found[("jellybit_downloads", (("state", "done"),))] == 1
