@@ -14,7 +14,7 @@ from jellybit.app import Tuning, build_application
 from store.migrate import migrate
 from tests.support.house import built, plain_settings
 from worker.pacing import Loop
-from worker.supervisor import Part
+from worker.supervisor import Part, Supervisor
 
 UNREACHABLE = QbittorrentSettings(url="http://127.0.0.1:9")
 
@@ -189,8 +189,7 @@ async def test_healthz_shows_each_part_and_fails_while_one_keeps_failing(tmp_pat
     try:
         with capture_logs():
             running = asyncio.create_task(supervisor.run(stop))
-            restarts = lambda: {h.name: h.restarts for h in supervisor.health()}  # noqa: E731
-            await until(lambda: restarts().get("importer", 0) >= 2, within=10)
+            await until(lambda: _restarts(supervisor, "importer") >= 2, within=10)
             response = await client.get("/healthz")
             body = await response.json()
             stop.set()
@@ -206,3 +205,7 @@ async def test_healthz_shows_each_part_and_fails_while_one_keeps_failing(tmp_pat
     assert body["parts"]["outbox"] == {
         "failing": False, "since": None, "restarts": 0, "reason": None
     }  # fmt: skip
+
+
+def _restarts(supervisor: Supervisor, name: str) -> int:
+    return next((h.restarts for h in supervisor.health() if h.name == name), 0)

@@ -1,28 +1,28 @@
-"""Fixtures of the page tests: a real migrated store, a real engine whose
-qBittorrent is unreachable (127.0.0.1:9: the pages must cope), and an aiohttp
-test client on the application with the pages."""
+"""Fixtures of the page tests: a real migrated store, and aiohttp test clients on
+jellybit built by ``build_application`` (not run) on the same database, its
+qBittorrent unreachable (127.0.0.1:9: the pages must cope)."""
 
 import re
 from collections.abc import AsyncIterator, Awaitable, Iterable
 from dataclasses import replace
+from pathlib import Path
 from typing import Protocol
 
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from common.i18n import I18n
 from core import clock
 from core.config import MetadataSettings, QbittorrentSettings, Settings, TelegramSettings
 from core.links import sign_user_token
 from core.models import Download, NewDownload
 from core.states import State
+from jellybit.app import Application
 from store import Store
 from tests.hashes import v1
+from tests.support.house import TOKEN, built
 from tests.support.states import put_in_state
-from web import auth, pages
-from web.app import WebDeps, build_web_app
-from worker.engine import Engine
+from web import auth
 
 SECRET = b"the web secret of the page tests"
 USER = 111
@@ -32,21 +32,21 @@ Client = TestClient[web.Request, web.Application]
 
 
 class MakeClient(Protocol):
-    def __call__(
-        self, settings: Settings, with_engine: Engine | None = None
-    ) -> Awaitable[Client]: ...
+    def __call__(self, settings: Settings) -> Awaitable[Client]: ...
 
 
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
 
 def settings_for(*allowed: int, language: str = "en") -> Settings:
+    """The settings of a test's pages (``make_client`` puts them on the test's data dir)."""
     base = Settings()
     return replace(
         base,
         general=replace(base.general, language=language),  # type: ignore[arg-type]
-        telegram=replace(TelegramSettings(), allowed_users=allowed),
-        web=replace(base.web, public_url="http://127.0.0.1:8090"),
+        qbittorrent=UNREACHABLE,
+        telegram=replace(TelegramSettings(), token=TOKEN, allowed_users=allowed),
+        web=replace(base.web, public_url="http://127.0.0.1:8090", secret=SECRET.decode()),
     )
 
 
@@ -58,32 +58,38 @@ def token(user: int = USER, at: int | None = None, secret: bytes = SECRET) -> st
     return sign_user_token(secret, user, now() if at is None else at)
 
 
-async def close_engine(engine: Engine) -> None:
-    await engine.close()
+def _on(settings: Settings, db_path: Path) -> Settings:
+    return replace(settings, general=replace(settings.general, data_dir=db_path.parent))
 
 
 @pytest.fixture
-async def engine(store: Store) -> AsyncIterator[Engine]:
-    built = Engine.build(store, UNREACHABLE)
-    yield built
-    await close_engine(built)
+async def application(db_path: Path) -> AsyncIterator[Application]:
+    """jellybit built with ``settings_for(USER)`` (not run) on the test's database."""
+    app = await built(_on(settings_for(USER), db_path))
+    yield app
+    await app.close()
 
 
 @pytest.fixture
-async def make_client(store: Store, engine: Engine) -> AsyncIterator[MakeClient]:
-    """Test clients of apps with the given settings over the same store (and by
-    default the same engine): a config change is a new app, as after a restart."""
+def store(application: Application) -> Store:
+    """The store of ``application``: one per process, as in jellybit (it caches)."""
+    return application.store
+
+
+@pytest.fixture
+async def make_client(application: Application, db_path: Path) -> AsyncIterator[MakeClient]:
+    """Test clients of jellybit built with the given settings (not run) on the test's
+    database: ``settings_for(USER)`` is ``application``; other settings are a new
+    app, as after a config change and a restart."""
     clients: list[Client] = []
+    apps: list[Application] = []
 
-    async def make(settings: Settings, with_engine: Engine | None = None) -> Client:
-        deps = WebDeps(
-            store=store,
-            cases=(with_engine or engine).cases,
-            i18n=I18n(settings.general.language),
-            settings=settings,
-            secret=SECRET,
-        )
-        client: Client = TestClient(TestServer(build_web_app(deps, auth.setup, pages.setup)))
+    async def make(settings: Settings) -> Client:
+        app = application
+        if _on(settings, db_path) != application.settings:
+            app = await built(_on(settings, db_path))
+            apps.append(app)
+        client: Client = TestClient(TestServer(app.web))
         await client.start_server()
         clients.append(client)
         return client
@@ -91,6 +97,8 @@ async def make_client(store: Store, engine: Engine) -> AsyncIterator[MakeClient]
     yield make
     for client in clients:
         await client.close()
+    for app in apps:
+        await app.close()
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import secrets
 import string
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -34,8 +34,7 @@ from schemathesis.specs.openapi.checks import (
 )
 from ulid import ULID
 
-from common.i18n import I18n
-from core.config import QbittorrentSettings, Settings, WebSettings
+from core.config import WebSettings
 from core.errors import InvalidInputError
 from core.ids import Id, new_id, parse_id
 from core.magnet import parse_magnet
@@ -43,20 +42,19 @@ from core.reasons import reason
 from core.states import State
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON
 from store import Store
-from store.migrate import migrate
 from store.recognition import StoredCandidate
+from tests.support.house import application
 from tests.support.states import put_in_state
 from tests.support.torrents import make_content, make_torrent
 from tests.web.test_library_pages import a_library
-from web.api import MAX_LIMIT, openapi_document, setup
+from web.api import MAX_LIMIT, openapi_document
 from web.api_models import ID_PATTERN
-from web.app import WebDeps, build_web_app
 from worker.engine import Engine
 
 TOKEN = "secret-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 UNKNOWN_ID = "01arz3ndektsv4rrffq69g5fav"  # fixed: test ids must not change between workers
-UNREACHABLE_QBT = QbittorrentSettings(url="http://127.0.0.1:9")
+
 
 Client = TestClient[web.Request, web.Application]
 
@@ -70,26 +68,13 @@ class Api:
 
 @asynccontextmanager
 async def running_api(tmp_path: Path, token: str) -> AsyncIterator[Api]:
-    path = tmp_path / "jellybit.db"
-    migrate(path)
-    store = await Store.open(path)
-    engine = Engine.build(store, UNREACHABLE_QBT)
-    base = Settings()
-    deps = WebDeps(
-        store=store,
-        cases=engine.cases,
-        i18n=I18n("en"),
-        settings=replace(base, web=replace(WebSettings(), api_token=token)),
-        secret=b"s" * 32,
-    )
-    client = TestClient(TestServer(build_web_app(deps, setup)))
-    await client.start_server()
-    try:
-        yield Api(client, store, engine)
-    finally:
-        await client.close()
-        await engine.close()
-        await store.close()
+    async with application(tmp_path, web=WebSettings(api_token=token, secret="s" * 32)) as app:
+        client = TestClient(TestServer(app.web))
+        await client.start_server()
+        try:
+            yield Api(client, app.store, app.engine)
+        finally:
+            await client.close()
 
 
 @pytest.fixture

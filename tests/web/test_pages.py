@@ -19,6 +19,7 @@ from structlog.testing import capture_logs
 
 from common.i18n import I18n
 from core import clock
+from core.config import Settings
 from core.evidence import Evidence
 from core.ids import new_id
 from core.links import DAY, verify_user_token
@@ -31,12 +32,10 @@ from tests.hashes import v1, v2
 from tests.support.tmdb import FakeTmdb
 from tests.web.conftest import (
     SECRET,
-    UNREACHABLE,
     USER,
     Client,
     MakeClient,
     card,
-    close_engine,
     csrf_for,
     csrf_of,
     metadata_for,
@@ -48,7 +47,6 @@ from tests.web.conftest import (
     token,
 )
 from web import auth, pages, rendering
-from worker.engine import Engine
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "web" / "templates"
@@ -558,17 +556,16 @@ async def test_bad_overrides_change_nothing(
 
 
 @pytest.fixture
-async def tmdb_engine(store: Store) -> AsyncIterator[Engine]:
+async def tmdb_settings() -> AsyncIterator[Settings]:
+    """The page tests' settings with the fake TMDB as the metadata provider."""
     async with FakeTmdb() as fake:
-        built = Engine.build(store, UNREACHABLE, metadata=metadata_for(fake.base_url, fake.api_key))
-        yield built
-        await close_engine(built)
+        yield replace(settings_for(USER), metadata=metadata_for(fake.base_url, fake.api_key))
 
 
 async def test_search_by_hand_and_pick_a_result(
-    store: Store, make_client: MakeClient, tmdb_engine: Engine
+    store: Store, make_client: MakeClient, tmdb_settings: Settings
 ) -> None:
-    client = await make_client(settings_for(USER), tmdb_engine)
+    client = await make_client(tmdb_settings)
     await sign_in(client)
     download = await new_download(store, "Dune.1080p", state=State.REVIEW)
     await candidates_for(store, download)
@@ -593,9 +590,9 @@ async def test_search_by_hand_and_pick_a_result(
 
 
 async def test_hostile_numbers_in_the_search_forms_change_nothing(
-    store: Store, make_client: MakeClient, tmdb_engine: Engine
+    store: Store, make_client: MakeClient, tmdb_settings: Settings
 ) -> None:
-    client = await make_client(settings_for(USER), tmdb_engine)
+    client = await make_client(tmdb_settings)
     await sign_in(client)
     download = await new_download(store, "Dune.1080p", state=State.REVIEW)
     review = f"/review/{download.id}"
