@@ -41,7 +41,7 @@ from core.config import TelegramSettings
 from store import Store
 from worker.engine import UseCases
 from worker.pacing import Loop, sleep_until
-from worker.supervisor import Part, Supervisor
+from worker.supervisor import Part
 
 WEBHOOK_PATH = "/telegram/webhook"
 REQUEST_TIMEOUT = 30  # seconds; long polling adds its own wait on top
@@ -129,15 +129,6 @@ class TelegramFrontDoor:
             Part("outbox", self.notifier.run),
             Part("status", self.status.run),
         ]
-
-    async def run(self, stop: asyncio.Event, *, public_url: str, web_secret: bytes) -> None:
-        """The parts under a supervisor of their own (the composition root runs them
-        beside the worker's under one), then the bot's session closed."""
-        warm_up_models()
-        try:
-            await Supervisor(self.parts(public_url=public_url, web_secret=web_secret)).run(stop)
-        finally:
-            await self.close()
 
     async def close(self) -> None:
         await self.bot.session.close()

@@ -67,6 +67,7 @@ class Application:
     web: web.Application  # the pages, the API, /metrics, /healthz (and the webhook)
     supervisor: Supervisor
     secret: bytes
+    serving: asyncio.Event = field(default_factory=asyncio.Event)  # the web server listens
     _late: list[str] = field(default_factory=list)  # parts abandoned on the way out
 
     @property
@@ -82,6 +83,7 @@ class Application:
         try:
             web_settings = self.settings.web
             await web.TCPSite(runner, web_settings.host, web_settings.port).start()
+            self.serving.set()
             warm_up_models()
             get_logger().info(
                 "jellybit.started",

@@ -175,3 +175,52 @@ def test_no_product_code_catches_assertion_error() -> None:
         and "AssertionError" in ast.unparse(node.type)
     ]
     assert offenders == []
+
+
+BUILDER = ROOT / "jellybit" / "app.py"
+_WIRING = {("Engine", "build"), ("TelegramFrontDoor", "build")}
+
+
+def wiring_calls(source: str) -> list[str]:
+    """Calls that wire parts: ``Engine.build``, ``TelegramFrontDoor.build``, ``build_web_app``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "build_web_app":
+            found.append("build_web_app")
+        elif (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and (func.value.id, func.attr) in _WIRING
+        ):
+            found.append(f"{func.value.id}.{func.attr}")
+    return found
+
+
+def test_only_the_builder_wires_parts() -> None:
+    """The product, the sandbox, the tests and the benches all build jellybit through
+    ``jellybit.app.build_application``: a change to the wiring is tested everywhere."""
+    everywhere = [*project_files(), *sorted((ROOT / "tests").rglob("*.py"))]
+    everywhere += sorted((ROOT / "bench").rglob("*.py"))
+    offenders = {
+        f"{path.relative_to(ROOT)}: {call}"
+        for path in everywhere
+        if path != BUILDER and path != Path(__file__).resolve()
+        for call in wiring_calls(path.read_text())
+    }
+    assert not offenders, sorted(offenders)
+    assert sorted(wiring_calls(BUILDER.read_text())) == [
+        "Engine.build",
+        "TelegramFrontDoor.build",
+        "build_web_app",
+    ]
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["Engine.build(store, s)", "x = TelegramFrontDoor.build(a)", "app = build_web_app(deps)"],
+)
+def test_the_wiring_rule_catches_calls(source: str) -> None:
+    assert wiring_calls(source)

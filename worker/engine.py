@@ -1,7 +1,6 @@
 """The worker's parts built together: the use cases the bot, the pages and the
 API call (``UseCases``), and what ``jellybit run`` runs in the background."""
 
-import asyncio
 from dataclasses import dataclass
 from typing import Self
 
@@ -18,7 +17,7 @@ from worker.pacing import Loop
 from worker.poller import FULL_RESYNC_EVERY, Poller
 from worker.qbt import QbtClient
 from worker.recognition import Recognizer
-from worker.supervisor import Part, Supervisor
+from worker.supervisor import Part
 from worker.tmdb import TmdbClient
 
 
@@ -104,14 +103,6 @@ class Engine:
             Part("adder", self.adder.run),
             Part("cpu", self.cpu.run),
         ]
-
-    async def run(self, stop: asyncio.Event) -> None:
-        """The parts under a supervisor of their own (the composition root runs them
-        beside the bot's under one), then closed."""
-        try:
-            await Supervisor(self.parts()).run(stop)
-        finally:
-            await self.close()
 
     async def close(self) -> None:
         await self.qbt.close()

@@ -1,5 +1,5 @@
-"""The bot's behaviour with jellybit's real front door (aiogram talking HTTP to the fake
-Bot API) and worker on a real SQLite file. qBittorrent is unreachable here: nothing a
+"""The bot's behaviour on jellybit as ``jellybit run`` builds it (aiogram talking HTTP to
+the fake Bot API, the worker on a real SQLite file). qBittorrent is unreachable here: nothing a
 chat is answered with waits on it (adding a torrent is the adder's, in the background)."""
 
 import asyncio
@@ -8,15 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from aiohttp import web
 
-from bot.app import WEBHOOK_PATH, TelegramFrontDoor, warm_up_models
-from bot.links import Links
-from common.i18n import I18n
-from core.config import QbittorrentSettings, TelegramSettings
+from bot.app import WEBHOOK_PATH, TelegramFrontDoor
+from core.config import QbittorrentSettings
+from jellybit.app import Tuning
 from store import Store
 from store.migrate import migrate
-from tests.support.qbittorrent import free_port
+from tests.support.house import House, house_settings
 from tests.support.telegram import FakeTelegram
 from worker.engine import Engine
 from worker.supervisor import Part, Supervisor
@@ -28,62 +26,52 @@ UNREACHABLE = QbittorrentSettings(url="http://127.0.0.1:9", poll_interval=0.2)
 
 @dataclass
 class Door:
-    """The front door and the worker, supervised as ``jellybit run`` does."""
+    """jellybit as ``jellybit run`` builds and runs it, qBittorrent unreachable."""
 
     tg: FakeTelegram
     path: Path
     mode: str = "polling"
     fail_once: str = ""  # a part whose first run raises (the supervisor's to restart)
-    store: Store = field(init=False)
-    engine: Engine = field(init=False)
-    door: TelegramFrontDoor = field(init=False)
-    supervisor: Supervisor = field(init=False)
-    _stop: asyncio.Event = field(default_factory=asyncio.Event)
-    _task: asyncio.Task[None] | None = None
-    _runner: web.AppRunner | None = None
+    house: House = field(init=False)
 
     async def start(self) -> None:
-        self.store = await Store.open(self.path)
-        self.engine = Engine.build(self.store, UNREACHABLE)
-        webhook = self.mode == "webhook"
-        settings = TelegramSettings(
+        settings = house_settings(
+            self.path.parent,
+            qbittorrent=UNREACHABLE,
+            telegram_api=self.tg.base_url,
             token=self.tg.token,
             allowed_users=(ALICE,),
-            api_base=self.tg.base_url,
-            mode="webhook" if webhook else "polling",
+            language="en",
+            mode=self.mode,
         )
-        public_url = "https://jellybit.example.org" if webhook else "http://127.0.0.1:8090"
-        links = Links(public_url, SECRET)
-        self.door = TelegramFrontDoor.build(
-            settings, self.store, self.engine.cases, I18n("en"), links
-        )
-        if webhook:
-            app = web.Application()
-            self.door.mount_webhook(app, SECRET)
-            self._runner = web.AppRunner(app)
-            await self._runner.setup()
-            port = free_port()
-            await web.TCPSite(self._runner, "127.0.0.1", port).start()
-            self.tg.webhook_target = f"http://127.0.0.1:{port}{WEBHOOK_PATH}"
-        parts = [
-            *self.engine.parts(),
-            *self.door.parts(public_url=public_url, web_secret=SECRET),
-        ]
-        self.supervisor = Supervisor(
-            [_failing_once(p) if p.name == self.fail_once else p for p in parts]
-        )
-        warm_up_models()
-        self._task = asyncio.create_task(self.supervisor.run(self._stop))
+        self.house = House(settings, Tuning(wrap_part=self._wrap))
+        await self.house.start()
+        if self.mode == "webhook":
+            self.tg.webhook_target = self.house.web_url + WEBHOOK_PATH
 
     async def halt(self) -> None:
-        self._stop.set()
-        if self._task is not None:
-            await asyncio.wait_for(self._task, timeout=15)
-        await self.door.close()
-        await self.engine.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
-        await self.store.close()
+        await self.house.halt()
+
+    def _wrap(self, part: Part) -> Part:
+        return _failing_once(part) if part.name == self.fail_once else part
+
+    @property
+    def store(self) -> Store:
+        return self.house.store
+
+    @property
+    def engine(self) -> Engine:
+        return self.house.engine
+
+    @property
+    def door(self) -> TelegramFrontDoor:
+        assert self.house.app is not None
+        return self.house.app.telegram
+
+    @property
+    def supervisor(self) -> Supervisor:
+        assert self.house.app is not None
+        return self.house.app.supervisor
 
     def restarts(self) -> dict[str, int]:
         return {h.name: h.restarts for h in self.supervisor.health() if h.restarts}

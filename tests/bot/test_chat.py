@@ -17,12 +17,13 @@ from core.links import verify_user_token
 from core.models import Download, NewDownload, SnapshotChange, Transition
 from core.reasons import reason
 from core.states import State
+from jellybit.app import Tuning
 from store import Store
 from store.migrate import migrate
 from store.outbox import enqueue
 from tests.support.fake_qbittorrent import FakeQbittorrentServer
 from tests.support.fixtures import fake_qbt
-from tests.support.house import House, house_settings, settings_for
+from tests.support.house import House, Qbittorrent, house_settings, settings_for
 from tests.support.telegram import Button, FakeTelegram, FakeUser, Message
 from tests.support.torrents import Kind, MadeTorrent, magnet_for, make_content, make_torrent
 
@@ -40,14 +41,16 @@ class Running:
     def __init__(
         self,
         tg: FakeTelegram,
-        qbt: FakeQbittorrentServer,
+        qbt: Qbittorrent,
         path: Path,
         mode: str = "polling",
         allowed_users: tuple[int, ...] = (ALICE,),
         metadata: MetadataSettings | None = None,
+        tuning: Tuning | None = None,
     ) -> None:
         self.tg, self.qbt, self.path, self.mode = tg, qbt, path, mode
         self.allowed_users, self.metadata = allowed_users, metadata
+        self.tuning = tuning or Tuning(full_resync_every=1.0)
 
     async def start(self) -> Store:
         settings = house_settings(
@@ -59,7 +62,7 @@ class Running:
             mode=self.mode,
             metadata=self.metadata,
         )
-        self.house = await House(settings).start()
+        self.house = await House(settings, self.tuning).start()
         if self.mode == "webhook":
             self.tg.webhook_target = self.house.web_url + WEBHOOK_PATH
         self.store, self.engine = self.house.store, self.house.engine

@@ -25,12 +25,12 @@ import qbittorrentapi
 from core.ids import Id
 from core.models import Download
 from core.states import State
+from jellybit.app import Tuning
 from store.migrate import migrate
+from tests.bot.test_chat import ALICE, Running
 from tests.integration.test_downloads import new_torrent
-from tests.integration.test_import import start
-from tests.integration.test_telegram import ALICE, Running
 from tests.support.fixtures import qbittorrent_command
-from tests.support.house import eventually
+from tests.support.house import eventually, start_house
 from tests.support.qbittorrent import QbtInstance, new_qbittorrent
 from tests.support.telegram import FakeTelegram, FakeUser
 from tests.support.torrents import MadeTorrent, magnet_for, make_content, make_torrent, seed
@@ -86,7 +86,7 @@ def test_naive_maindata_polling_kills_qbittorrent_5(
 
 
 async def test_the_poller_keeps_qbittorrent_5_alive_through_id_changes(
-    qbt5: QbtInstance, seeder: QbtInstance, tmp_path: Path
+    qbt5: QbtInstance, seeder: QbtInstance, tg: FakeTelegram, tmp_path: Path
 ) -> None:
     made = [
         (slow_metadata_hybrid(tmp_path, seeder, "Slow.One.2021"), "v1"),  # changes its id
@@ -95,7 +95,7 @@ async def test_the_poller_keeps_qbittorrent_5_alive_through_id_changes(
         (new_torrent(tmp_path, seeder, "hybrid"), "all"),
         (new_torrent(tmp_path, seeder, "v1"), "v1"),
     ]
-    running, stop, task = await start(qbt5, tmp_path)
+    running = await start_house(qbt5, tg, tmp_path)
     try:
         ids = []
         for torrent, hashes in made:  # all at once
@@ -124,9 +124,7 @@ async def test_the_poller_keeps_qbittorrent_5_alive_through_id_changes(
         ]  # both hashes known, though the magnets had one
         assert all(len(d.infohashes) == 2 for d in hybrids)
     finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=10)
-        await running.store.close()
+        await running.house.halt()
 
 
 async def _has_v2(running: Any, download_id: Id) -> bool:
@@ -144,7 +142,7 @@ async def test_a_killed_qbittorrent_5_loses_nothing_and_the_person_hears_once(
 ) -> None:
     path = tmp_path / "jellybit.db"
     migrate(path)
-    run = Running(tg, qbt5, path, outage_notice=2.0)
+    run = Running(tg, qbt5, path, tuning=Tuning(full_resync_every=1.0, outage_notice=2.0))
     await run.start()
     alice: FakeUser = tg.user(ALICE, language_code="en")
     try:

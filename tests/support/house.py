@@ -90,6 +90,11 @@ class House:
         self._stop = asyncio.Event()
         self.app = await build_application(self.settings, tuning=self.tuning)
         self._task = asyncio.create_task(self.app.run(self._stop))
+        serving = asyncio.create_task(self.app.serving.wait())
+        await asyncio.wait([serving, self._task], return_when=asyncio.FIRST_COMPLETED)
+        serving.cancel()
+        if self._task.done():
+            self._task.result()  # it did not start: say why
         return self
 
     async def halt(self) -> int:
