@@ -49,7 +49,7 @@ class SandboxChat:
     samples: Sequence[Sample]
 
     def setup(self, app: web.Application) -> None:
-        """Mount the page on the jellybit web app (``run_application``'s ``web_parts``)."""
+        """Mount the page on the jellybit web app (``Tuning.web_parts`` of ``jellybit.app``)."""
         app[CHAT] = self
         app.router.add_get("/sandbox", _page)
         app.router.add_get("/sandbox/chat", _chat)
