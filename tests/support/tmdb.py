@@ -19,11 +19,15 @@ and field names, and its errors are TMDB's JSON (``{"status_code": N, "status_me
 - **Details** ``/movie/{id}``, ``/tv/{id}`` with ``append_to_response`` (any of
   ``alternative_titles``, ``translations``, ``external_ids``), the same three as their own
   endpoints, ``/tv/{id}/season/{n}`` (episodes with numbers and air dates), and
-  ``/find/{external_id}?external_source=imdb_id``.
+  ``/find/{external_id}?external_source=imdb_id`` (the other sources of TMDB's description
+  find nothing here; a source it lacks is TMDB's 422 with status_code 5).
+- **Shapes** are held to TMDB's published OpenAPI description by
+  ``tests/contract/test_tmdb.py`` (the parts jellybit uses: ``tests/data/tmdb/``).
 - **Language**: ``language=ru-RU`` (or ``ru``) answers the Russian translation where the
   catalogue has one, English otherwise (TMDB's fallback).
 - **Faults**: ``fail_next(status, retry_after=None, times=1)`` answers the next request(s)
-  with TMDB's error for that status (and a ``Retry-After`` header when given);
+  with TMDB's error for that status (and a ``Retry-After`` header: the one given, for a 429
+  ``RETRY_AFTER`` seconds otherwise);
   ``set_down(True)`` closes every connection without an answer; ``set_delay(seconds)``
   holds every answer that long (for client timeouts).
 
@@ -69,9 +73,15 @@ NOT_FOUND: Json = {
     "status_code": 34,
     "status_message": "The resource you requested could not be found.",
 }
+INVALID_PARAMETERS: Json = {
+    "success": False,
+    "status_code": 5,
+    "status_message": "Invalid parameters: Your request parameters are incorrect.",
+}
 _ERRORS: dict[int, Json] = {
     401: INVALID_KEY,
     404: NOT_FOUND,
+    422: INVALID_PARAMETERS,
     429: {
         "status_code": 25,
         "status_message": "Your request count (41) is over the allowed limit of (40).",
@@ -103,6 +113,12 @@ GENRES = {
     10759: "Action & Adventure",
     10765: "Sci-Fi & Fantasy",
 }
+# ``/find``'s ``external_source`` values in TMDB's description (only IMDb ids are known here).
+EXTERNAL_SOURCES = frozenset(
+    {"imdb_id", "facebook_id", "instagram_id", "tvdb_id", "tiktok_id", "twitter_id",
+     "wikidata_id", "youtube_id"}
+)  # fmt: skip
+RETRY_AFTER = 1  # seconds: TMDB's 429 always says how long to wait
 _LANGUAGE_NAMES = {"ru": ("Pусский", "Russian"), "en": ("English", "English")}
 
 
@@ -497,6 +513,15 @@ class FakeTmdb(HttpFake):
     def of(cls, entries: Iterable[Entry]) -> FakeTmdb:
         return cls(catalogue=list(entries))
 
+    def fail_next(
+        self, status: int, retry_after: float | str | None = None, times: int = 1
+    ) -> None:
+        """As :meth:`HttpFake.fail_next`; a 429 says ``Retry-After`` (``RETRY_AFTER``
+        unless given), as TMDB's does."""
+        if status == 429 and retry_after is None:
+            retry_after = RETRY_AFTER
+        super().fail_next(status, retry_after, times)
+
     def _routes(self, app: web.Application) -> None:
         app.router.add_get("/3/search/{kind}", self._search)
         app.router.add_get("/3/find/{external_id}", self._find)
@@ -619,15 +644,14 @@ class FakeTmdb(HttpFake):
         call, early = await self._begin(request)
         if early is not None:
             return early
-        if call.params.get("external_source") != "imdb_id":
-            return self._answer(
-                call,
-                {"success": False, "status_code": 22, "status_message": "Invalid parameters."},
-                400,
-            )
+        source = call.params.get("external_source")
+        if source not in EXTERNAL_SOURCES:
+            return self._answer(call, INVALID_PARAMETERS, 422)
         wanted = request.match_info["external_id"]
         language = call.params.get("language", "en-US")
-        found = [e for e in self.catalogue if e.imdb_id and e.imdb_id == wanted]
+        found = [
+            e for e in self.catalogue if source == "imdb_id" and e.imdb_id and e.imdb_id == wanted
+        ]
         body = {
             "movie_results": [
                 {**self._result(e, language), "media_type": "movie"}
@@ -704,19 +728,21 @@ class FakeTmdb(HttpFake):
         body["status"] = "Released" if entry.kind == "movie" else "Ended"
         body["tagline"] = ""
         body["origin_country"] = list(entry.origin_country)
+        body["production_companies"] = []
+        body["production_countries"] = [{"iso_3166_1": c, "name": c} for c in entry.origin_country]
+        body["spoken_languages"] = []
         if entry.kind == "movie":
             body.update(
                 belongs_to_collection=None,
                 budget=0,
                 imdb_id=entry.imdb_id,
-                production_countries=[{"iso_3166_1": c, "name": c} for c in entry.origin_country],
                 revenue=0,
                 runtime=entry.runtime,
-                spoken_languages=[],
             )
             return body
         regular = [s for s in entry.seasons if s.number > 0]
         body.update(
+            created_by=[],
             episode_run_time=[],
             in_production=False,
             languages=[entry.original_language],
@@ -725,6 +751,7 @@ class FakeTmdb(HttpFake):
                 {"id": 1000 + index, "logo_path": None, "name": name, "origin_country": ""}
                 for index, name in enumerate(entry.networks)
             ],
+            next_episode_to_air=None,
             number_of_episodes=sum(s.episode_count for s in regular),
             number_of_seasons=len(regular),
             seasons=[
@@ -774,10 +801,14 @@ class FakeTmdb(HttpFake):
                 ]
             }
         if part == "external_ids":
-            return {"imdb_id": entry.imdb_id, "tvdb_id": None, "wikidata_id": None}
+            others = _MOVIE_IDS if entry.kind == "movie" else _TV_IDS
+            return {"imdb_id": entry.imdb_id, **dict.fromkeys(others)}
         return None
 
 
+# The other ids of TMDB's external_ids (null: the catalogue has none of them).
+_MOVIE_IDS = ("wikidata_id", "facebook_id", "instagram_id", "twitter_id")
+_TV_IDS = ("freebase_mid", "freebase_id", "tvdb_id", "tvrage_id", *_MOVIE_IDS)
 _SIZES = frozenset({"w92", "w154", "w185", "w342", "w500", "w780", "original"})
 _JPEG = bytes.fromhex("ffd8ffe000104a46494600010100000100010000ffd9")  # a minimal JPEG
 
