@@ -5,7 +5,7 @@ from bot.sender import ChatPacer
 from bot.texts import CAPTION_CHARS, done_caption, fit_caption, seasons_added
 from common.i18n import I18n
 from core.models import Download
-from tests.test_live import download as a_download
+from tests.core.test_live import download as a_download
 
 
 def download(name: str) -> Download:

@@ -16,7 +16,7 @@ from core.parsing.guess import clear_cache, guess
 from core.parsing.release import parse_release
 from core.titles import fold
 
-SET = Path(__file__).parent / "data" / "anime.tsv"
+SET = Path(__file__).parent.parent / "data" / "anime.tsv"
 Reading = tuple[str | None, tuple[int, ...]]
 
 

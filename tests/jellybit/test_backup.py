@@ -11,7 +11,7 @@ import pytest
 from store import Store
 from store.backup import KEEP, BackupError, backup, backups_dir
 from store.migrate import MigrationError, available_migrations, latest_version, migrate
-from tests.test_cli import EXAMPLE, jellybit
+from tests.jellybit.test_cli import EXAMPLE, jellybit
 
 NAME = re.compile(r"jellybit-\d{8}T\d{6}\.\d{3}Z-v(\d+)\.db")
 

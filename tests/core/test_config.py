@@ -19,7 +19,7 @@ from core.config import (
 )
 from jellybit.config_file import config_path_from, load_settings
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "config.example.toml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.toml"
 TOKEN_MISSING = "telegram.token: missing — set it in the config file or JELLYBIT_TELEGRAM_TOKEN"
 USERS_MISSING = "telegram.allowed_users: missing — the numeric Telegram ids allowed to use the bot"
 

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from structlog.testing import capture_logs
 
-from tests.test_pacing import until
+from tests.worker.test_pacing import until
 from worker.supervisor import Part, PartGaveUpError, Supervisor
 
 

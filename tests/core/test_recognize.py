@@ -21,7 +21,7 @@ from core.parsing.release import Parsed, identityless, parse_file, parse_release
 from core.parsing.subtitles import subtitle_language
 from core.recognize import RecognizedFile, placed, recognize, unplaceable
 
-CORPUS = Path(__file__).parent / "data" / "releases.tsv"
+CORPUS = Path(__file__).parent.parent / "data" / "releases.tsv"
 REQUIRED_ACCURACY = 0.95
 GB = 1 << 30
 MB = 1 << 20
@@ -149,7 +149,7 @@ def test_a_number_in_a_movie_title_is_not_an_episode_nor_a_year(
 
 def test_a_year_right_after_the_title_is_read_both_ways() -> None:
     """No table of number titles: the metadata tells "Wonder Woman" (1984) from
-    "Wonder Woman 1984" (tests/test_evidence.py)."""
+    "Wonder Woman 1984" (tests/core/test_evidence.py)."""
     parsed = parse_release("Wonder.Woman.1984.1080p.HMAX.WEB-DL")
     assert (parsed.title, parsed.year, parsed.title_with_year) == (
         "Wonder Woman",

@@ -11,7 +11,7 @@ from babel.messages.pofile import read_po
 from common.i18n import I18n
 from sandbox.samples import SAMPLES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CATALOG = ROOT / "common" / "locales" / "ru" / "LC_MESSAGES" / "jellybit.po"
 KEYWORDS = {"tx": None, "plain": None, "ngettext": (1, 2), "N_": None}
 

@@ -24,7 +24,7 @@ from sandbox.samples import SAMPLES
 from sandbox.torrents import make_content, make_v1_torrent
 from tests.web.test_browser import ARGS, CHROMIUM, PHONE, shoot
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CATALOG = ROOT / "common" / "locales" / "ru" / "LC_MESSAGES" / "jellybit.po"
 BANNER = re.compile(r"SANDBOX: not connected to Telegram; open (http://\S+/sandbox)")
 REVIEW_SAMPLE = next(i for i, s in enumerate(SAMPLES) if s.label == "Movie to review")

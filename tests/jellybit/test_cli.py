@@ -17,7 +17,7 @@ import pytest
 from store.migrate import latest_version
 from tests.support.qbittorrent import free_port
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "config.example.toml"
 
 
@@ -101,7 +101,7 @@ def test_migrate_status_before_and_a_database_newer_than_the_code(config: Path) 
 
 
 def test_check_prints_a_checklist(config: Path) -> None:
-    """The shipped example as it is; every item is in tests/test_check.py."""
+    """The shipped example as it is; every item is in tests/jellybit/test_check.py."""
     closed = free_port()
     config.write_text(
         config.read_text()

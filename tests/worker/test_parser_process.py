@@ -10,7 +10,7 @@ from pathlib import Path
 from core import clock
 from tests.support.qbittorrent import pid_alive
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # A stand-in for jellybit: starts a worker process the way the engine does, prints
 # its PID, then waits to be killed.
