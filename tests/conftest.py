@@ -57,3 +57,27 @@ def _plain_tracebacks() -> None:
             structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback),
         ]
     )
+
+
+# The longest modules start first, so that with load-by-file no worker is left with one
+# of them at the end while the others idle (``make test``'s wall time is the longest worker).
+LONGEST_FIRST = (
+    "integration/test_crash.py",
+    "integration/test_qbittorrent5.py",
+    "integration/test_lifecycle.py",
+    "integration/test_downloads.py",
+    "integration/test_shutdown.py",
+    "contract/test_qbittorrent.py",
+    "core/test_recognition_sets.py",
+    "jellybit/test_install.py",
+    "core/test_parsing_suites.py",
+    "sandbox/test_sandbox.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.path.as_posix()
+        return next((i for i, end in enumerate(LONGEST_FIRST) if path.endswith(end)), 99)
+
+    items.sort(key=rank)  # stable: the order inside a module stays
