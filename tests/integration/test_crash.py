@@ -255,8 +255,8 @@ async def settle(
             if clock.monotonic() - began > SWARM_GRACE:
                 waived = stalled_in_qbittorrent(db, qbt)
             rows = db.execute(f"SELECT * FROM download WHERE state IN {UNSETTLED}").fetchall()
-            stuck = [dict(row) for row in rows if row["id"] not in waived]
-            moving = len(stuck)
+            unsettled = [dict(row) for row in rows if row["id"] not in waived]
+            moving = len(unsettled)
             unsent = db.execute("SELECT count(*) FROM outbox WHERE sent_at IS NULL").fetchone()[0]
             unhandled = db.execute(
                 "SELECT count(*) FROM inbox WHERE handled_at IS NULL"
@@ -264,7 +264,7 @@ async def settle(
         pending = len(tg.pending_updates)
         last = (
             f"{moving} downloads moving, {unsent} notifications unsent, {pending} updates "
-            f"at Telegram, {unhandled} in the inbox\nmoving: {stuck}"
+            f"at Telegram, {unhandled} in the inbox\nmoving: {unsettled}"
         )
         if moving == unsent == pending == unhandled == 0:
             if waived:
