@@ -2,6 +2,7 @@
 really downloads from a seeder instance over loopback."""
 
 import itertools
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -19,7 +20,6 @@ from tests.support.torrents import (
     magnet_for,
     make_content,
     make_torrent,
-    remind_of_the_seeder,
     seed,
 )
 from tests.support.torrents import seeder_peer as peer_of
@@ -48,19 +48,10 @@ async def state_of(store: Store, download_id: Id, wanted: State) -> Download | N
     return download if download.state == wanted else None
 
 
-async def wait_state(
-    running: Running, download_id: Id, wanted: State, *, seeder: QbtInstance | None = None
-) -> Download:
-    """Wait for ``wanted``; with ``seeder``, the leecher is reminded of it every
-    2 s meanwhile (no tracker here: ``remind_of_the_seeder``)."""
-    probes = itertools.count()
-
-    async def probe() -> Download | None:
-        if seeder is not None and next(probes) % 20 == 0:
-            remind_of_the_seeder(running.qbt.client(), peer_of(seeder))
-        return await state_of(running.store, download_id, wanted)
-
-    return await eventually(probe, within=40 if seeder else 20, what=f"{download_id} {wanted}")
+async def wait_state(running: Running, download_id: Id, wanted: State) -> Download:
+    """Wait for ``wanted`` (the ``seeder`` fixture stands in for the tracker meanwhile)."""
+    reached = partial(state_of, running.store, download_id, wanted)
+    return await eventually(reached, within=40, what=f"{download_id} {wanted}")
 
 
 @pytest.mark.parametrize(
@@ -88,7 +79,7 @@ async def test_magnet_is_downloaded_to_completion(
 
     assert isinstance(result, Created)
     assert result.download.state == State.ACCEPTED  # the adder sends it, in the background
-    done = await wait_state(running, result.download.id, State.DONE, seeder=seeder)
+    done = await wait_state(running, result.download.id, State.DONE)
     assert await history(running.store, done.id) == ["accepted", "downloading", "importing", "done"]
     assert done.progress == 1
     assert done.total_size == 2 * MiB
@@ -108,7 +99,7 @@ async def test_torrent_file_is_downloaded_and_kept(
     assert isinstance(result, Created)
     # No peer hint in a .torrent: tell qBittorrent where the seeder is, as DHT would.
     await eventually(lambda: _qbt_torrent(running, made), what="torrent in qBittorrent")
-    done = await wait_state(running, result.download.id, State.DONE, seeder=seeder)
+    done = await wait_state(running, result.download.id, State.DONE)
     assert {h.value for h in done.infohashes} == {made.v1, made.v2}
     assert await running.store.tracking.torrent_file(done.id) == made.data
 
@@ -134,12 +125,12 @@ async def test_duplicate_while_active_and_new_download_after_done(
     assert isinstance(again, Duplicate)
     assert again.download.id == first.download.id
 
-    await wait_state(running, first.download.id, State.DONE, seeder=seeder)
+    await wait_state(running, first.download.id, State.DONE)
     after_done = await running.engine.cases.ingest.magnet(magnet, source="telegram")
     # qBittorrent still has it (seeding): "Fails." for a duplicate is not a failure.
     assert isinstance(after_done, Created)
     assert after_done.download.id != first.download.id
-    await wait_state(running, after_done.download.id, State.DONE, seeder=seeder)
+    await wait_state(running, after_done.download.id, State.DONE)
 
 
 @pytest.mark.parametrize(

@@ -14,10 +14,17 @@ from core.live import hashes_of
 from core.models import Download, NewDownload
 from core.reasons import reason
 from core.states import State
-from tests.integration.test_downloads import new_torrent, wait_state
+from tests.integration.test_downloads import MiB, new_torrent, wait_state
 from tests.support.house import Running, eventually, history
 from tests.support.qbittorrent import QbtInstance
-from tests.support.torrents import MadeTorrent, find_torrent, magnet_for
+from tests.support.torrents import (
+    MadeTorrent,
+    find_torrent,
+    magnet_for,
+    make_content,
+    make_torrent,
+    seed,
+)
 from tests.support.torrents import seeder_peer as peer_of
 from worker.ingest import Created
 from worker.qbt import add_accepted
@@ -106,7 +113,7 @@ async def test_qbittorrent_restart_is_not_a_removal(
 
     running.qbt.restart()
     # No DHT or trackers here: after a restart the peer must be told again.
-    done = await wait_state(running, result.download.id, State.DONE, seeder=seeder)
+    done = await wait_state(running, result.download.id, State.DONE)
     assert State.REMOVED not in await history(running.store, done.id)
     assert {h.value for h in done.infohashes} == {made.v1, made.v2}
 
@@ -135,7 +142,7 @@ async def test_magnet_accepted_while_qbittorrent_is_down_is_added_later(
     # Seen back within a poll interval (its probe), and the queued add goes at once.
     await eventually(lambda: _added(running, result.download.id), what="added when back")
     assert clock.monotonic() - back < running.settings.poll_interval + 2.0
-    await wait_state(running, result.download.id, State.DONE, seeder=seeder)
+    await wait_state(running, result.download.id, State.DONE)
 
 
 async def _added(running: Running, download_id: Id) -> bool:
@@ -155,7 +162,7 @@ async def test_a_refused_add_of_a_torrent_already_there_is_no_failure(
     made_download = await running.store.downloads.create_download_if_no_active(new, [made.v1 or ""])
     added = await running.engine.adder.add(made_download.download)  # qBittorrent: refused
     assert added.outcome == "added"
-    await wait_state(running, made_download.download.id, State.DONE, seeder=seeder)
+    await wait_state(running, made_download.download.id, State.DONE)
 
 
 async def _listed_by_v2_id(running: Running, made: MadeTorrent) -> bool:
@@ -224,18 +231,22 @@ async def _in(qbt: QbtInstance, made: MadeTorrent) -> bool:
 async def test_stuck_without_peers_then_retry_completes(
     running: Running, seeder: QbtInstance, tmp_path: Path
 ) -> None:
-    made = new_torrent(tmp_path, seeder, "hybrid")
+    """No peer has it (the hint is dead, the seeder lacks it); once one has, a retry
+    completes it."""
+    content = make_content(tmp_path / "unseeded", "Stuck.2021.1080p.mkv", 2 * MiB, seed=7)
+    made = make_torrent(content, "hybrid")
     dead_peer = magnet_for(made, peer="127.0.0.1:1")
     result = await running.engine.cases.ingest.magnet(dead_peer, source="telegram")
     assert isinstance(result, Created)
     stuck = await wait_state(running, result.download.id, State.STUCK)
     assert stuck.error == reason("qbt.no_progress", seconds=2)
+    seed(seeder, made)  # announced from now on (the seeder fixture's tracker stand-in)
 
     await eventually(lambda: _find(running.qbt, made), what="torrent listed")
     retried = await running.engine.cases.actions.retry(result.download.id)
     # accepted, or already seen again in qBittorrent by the tick the retry made
     assert retried.download.state in (State.ACCEPTED, State.DOWNLOADING)
-    await wait_state(running, result.download.id, State.DONE, seeder=seeder)
+    await wait_state(running, result.download.id, State.DONE)
 
 
 async def _find(qbt: QbtInstance, made: MadeTorrent) -> str | None:

@@ -4,7 +4,7 @@ Against a real 5.x (the chroot of scripts/qbittorrent5) with the WebUI refreshin
 every 200 ms: a hybrid torrent added by its v1 hash changes its id once its metadata
 arrives; if it was updated (one refresh while it fetched metadata) since a WebUI
 session's last ``sync/maindata``, that session's next ``sync/maindata`` kills
-qBittorrent (SIGSEGV). Here the metadata of 300 files trickles from a throttled
+qBittorrent (SIGSEGV). Here the metadata (~57 KB) trickles from a throttled
 seeder over several refreshes, as it takes time out there (DHT, slow peers); a local
 peer that hands it over at once leaves no update to go stale.
 """
@@ -28,12 +28,19 @@ from core.states import State
 from jellybit.app import Tuning
 from store.migrate import migrate
 from tests.bot.test_chat import ALICE, Running
-from tests.integration.test_downloads import new_torrent
+from tests.integration.test_downloads import MiB, new_torrent
 from tests.support.fixtures import qbittorrent_command
 from tests.support.house import eventually, start_house
 from tests.support.qbittorrent import QbtInstance, new_qbittorrent
 from tests.support.telegram import FakeTelegram, FakeUser
-from tests.support.torrents import MadeTorrent, magnet_for, make_content, make_torrent, seed
+from tests.support.torrents import (
+    MadeTorrent,
+    magnet_for,
+    make_content,
+    make_torrent,
+    seed,
+    tracker_stand_in,
+)
 from tests.support.torrents import seeder_peer as peer_of
 from worker.ingest import Created
 
@@ -46,9 +53,12 @@ def seeder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QbtInstance]:
 
 
 @pytest.fixture
-def qbt5(tmp_path: Path) -> Iterator[QbtInstance]:
-    """A 5.x of this test alone: some of these tests kill it."""
-    with new_qbittorrent(tmp_path / "qbt5", command=qbittorrent_command("5")) as instance:
+def qbt5(tmp_path: Path, seeder: QbtInstance) -> Iterator[QbtInstance]:
+    """A 5.x of this test alone (some of these tests kill it), reminded of the seeder."""
+    with (
+        new_qbittorrent(tmp_path / "qbt5", command=qbittorrent_command("5")) as instance,
+        tracker_stand_in(instance, seeder),
+    ):
         assert instance.client().app_version().startswith("v5")
         yield instance
 
@@ -58,13 +68,11 @@ def crashed(qbt: QbtInstance) -> bool:
 
 
 def slow_metadata_hybrid(tmp_path: Path, seeder: QbtInstance, name: str) -> MadeTorrent:
-    """A hybrid whose metadata (300 files) trickles from a seeder at 16 KiB/s: fetched
-    over several refreshes, as out there (DHT, slow peers)."""
-    files = [f"{name}/Part.{n:03d}.mkv" for n in range(300)]
-    content = make_content(
-        tmp_path / "src", name, 300 * 4096, names=[f.split("/")[1] for f in files]
-    )
-    made = make_torrent(content, "hybrid")
+    """A hybrid whose metadata (~57 KB: the hashes of 2 816 16-KiB pieces) trickles from
+    a seeder at 16 KiB/s: fetched over several refreshes, as out there (DHT, slow
+    peers). One file, so that recognising it costs nothing."""
+    content = make_content(tmp_path / "src", f"{name}.1080p.mkv", 44 * MiB)
+    made = make_torrent(content, "hybrid", piece_size=16 * 1024)
     seed(seeder, made, up_limit=16 * 1024)
     return made
 

@@ -24,6 +24,7 @@ from tests.support.qbittorrent import (
     QbtInstance,
     new_qbittorrent,
 )
+from tests.support.torrents import tracker_stand_in
 
 VERSIONS = ("4.5", "5")
 
@@ -59,8 +60,12 @@ def versions() -> list[str]:
 @pytest.fixture(scope="module")
 def seeder(qbt: QbtInstance, tmp_path_factory: pytest.TempPathFactory) -> Iterator[QbtInstance]:
     """A qBittorrent (the host's) that serves the tests' torrents (see
-    ``torrents.seed``): one per ``qbt``, so the tests' torrents are new to it."""
-    with new_qbittorrent(tmp_path_factory.mktemp("seeder")) as instance:
+    ``torrents.seed``): one per ``qbt``, so the tests' torrents are new to it; ``qbt``
+    is reminded of it as a tracker would (``tracker_stand_in``)."""
+    with (
+        new_qbittorrent(tmp_path_factory.mktemp("seeder")) as instance,
+        tracker_stand_in(qbt, instance),
+    ):
         yield instance
 
 

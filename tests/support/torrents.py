@@ -4,8 +4,12 @@ in ``sandbox/torrents.py``."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import libtorrent as lt
 import qbittorrentapi
@@ -28,6 +32,9 @@ from sandbox.torrents import (
 )
 from worker.qbt import add_accepted
 
+if TYPE_CHECKING:
+    from sandbox.qbittorrent import QbtInstance
+
 __all__ = [
     "FAILED_STATES",
     "UPLOAD_STATES",
@@ -44,6 +51,7 @@ __all__ = [
     "remind_of_the_seeder",
     "seed",
     "seeder_peer",
+    "tracker_stand_in",
     "wait_complete",
     "wait_for",
     "wait_serving",
@@ -90,13 +98,52 @@ WAITING_FOR_DATA = frozenset({"stalledDL", "metaDL", "forcedMetaDL", "downloadin
 
 
 def remind_of_the_seeder(
-    client: qbittorrentapi.Client, peer: str, states: frozenset[str] = WAITING_FOR_DATA
+    client: qbittorrentapi.Client,
+    peer: str,
+    states: frozenset[str] = WAITING_FOR_DATA,
+    served: AbstractSet[str] | None = None,
 ) -> None:
     """This swarm is one seeder found by a peer hint (no tracker, DHT or PeX); once
     libtorrent loses that peer it may wait minutes before it tries it again (seen
     on 4.5 and 5.x: a retried torrent stalled for the whole wait). A real swarm has
     trackers; here the seeder is added again to every torrent still waiting for
-    data, as a tracker would."""
-    waiting = [str(info["hash"]) for info in client.torrents_info() if info.get("state") in states]
+    data — of those whose hash is in ``served``, when given — as a tracker would."""
+    waiting = [
+        str(info["hash"])
+        for info in client.torrents_info()
+        if info.get("state") in states and (served is None or not served.isdisjoint(_hashes(info)))
+    ]
     if waiting:
         client.torrents_add_peers(peers=[peer], torrent_hashes=waiting)
+
+
+def _hashes(info: Mapping[str, object]) -> set[str]:
+    return {str(info[key]) for key in ("hash", "infohash_v1", "infohash_v2") if info.get(key)}
+
+
+@contextlib.contextmanager
+def tracker_stand_in(
+    leecher: QbtInstance, seeder: QbtInstance, every: float = 2.0
+) -> Iterator[None]:
+    """While inside, ``leecher`` is reminded of ``seeder`` every ``every`` s, from a
+    thread, for every torrent the seeder serves that still waits for data or metadata —
+    as the tracker of a real swarm would announce it (a torrent the seeder does not
+    have has no peers). Without it a magnet whose first connection failed (under load)
+    waits out libtorrent's reconnect backoff: a minute or more, beyond a test's wait."""
+    stop = threading.Event()
+    peer = seeder_peer(seeder)
+
+    def remind() -> None:
+        while not stop.wait(every):
+            # A test may stop, restart or kill the leecher: the next round tries again.
+            with contextlib.suppress(qbittorrentapi.APIError):
+                served = set().union(*map(_hashes, seeder.client().torrents_info()))
+                remind_of_the_seeder(leecher.client(), peer, served=served)
+
+    thread = threading.Thread(target=remind, name="tracker-stand-in", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
