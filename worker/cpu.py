@@ -3,11 +3,15 @@
 
 Processes, not threads: guessit's long regular-expression calls and
 fastbencode's decoder hold the GIL, so in a thread they stall the event loop
-all the same (a 250 000-file ``.torrent`` took it for 0.3 s). Spawned, not
-forked: the parent has threads (SQLite, qBittorrent) mid-call. They end by
-themselves when jellybit dies without shutting them down (SIGKILL, OOM): each
+all the same (a 250 000-file ``.torrent`` took it for 0.3 s). Forked from a fork
+server, not from jellybit: the parent has threads (SQLite, qBittorrent)
+mid-call, while the fork server is a fresh single-threaded process that imported
+the parsers once (``PRELOAD``), so a new pool's workers start at once and share
+those imports (a spawned worker paid ~1 s of CPU for them, every time). They end
+by themselves when jellybit dies without shutting them down (SIGKILL, OOM): each
 holds both ends of its own task pipe, so it would otherwise wait for work
-forever, and keep the resource tracker alive with it.
+forever, and keep the fork server and the resource tracker alive with it
+(each worker holds their pipes too; they end once no one does).
 
 A worker that dies (killed, out of memory) breaks the whole executor: every later
 call would fail. The call that meets the broken pool fails (its caller tries again
@@ -24,9 +28,11 @@ from multiprocessing import get_context
 from typing import TypeVar
 
 from worker.pacing import sleep_until
-from worker.parent import exit_with_parent
+from worker.parent import exit_with_jellybit
 
 WORKERS = 2  # both cores: two downloads are parsed at once
+# What the fork server imports before it forks anything: the functions ``call`` runs.
+PRELOAD = ["worker.identify", "core.torrent_file"]
 
 T = TypeVar("T")
 
@@ -38,10 +44,12 @@ class CpuPool:
         self._broken = asyncio.Event()
 
     def _new_pool(self) -> ProcessPoolExecutor:
+        context = get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)  # no effect once the server runs
         return ProcessPoolExecutor(
             max_workers=self.workers,
-            mp_context=get_context("spawn"),
-            initializer=exit_with_parent,
+            mp_context=context,
+            initializer=exit_with_jellybit,
             initargs=(os.getpid(),),
         )
 

@@ -1,28 +1,31 @@
-"""Run in a child process of jellybit: yield the CPU to it, end when it is gone.
+"""Run in a worker process of jellybit: yield the CPU to it, end when it is gone.
 
-Kept apart and light on imports: a spawned process imports this module before
-it runs anything, so it must not pull in the store or the HTTP clients.
+Kept apart and light on imports: it must not pull in the store or the HTTP clients.
 """
 
 import os
+import select
 import threading
-import time
 
-PARENT_CHECK = 1.0  # seconds between two looks at the parent
 # Below jellybit's own process: on a busy machine the loop that answers people
 # gets a core before a long parse does.
 NICENESS = 5
 
 
-def exit_with_parent(parent: int) -> None:
-    """A ``ProcessPoolExecutor`` initializer: run at a lower priority, and exit as
-    soon as ``parent`` is no longer this process's parent (killed by SIGKILL or
-    the OOM killer, which never shut the pool down)."""
+def exit_with_jellybit(jellybit: int) -> None:
+    """A ``ProcessPoolExecutor`` initializer: run at a lower priority, and exit as soon
+    as the process ``jellybit`` ends (killed by SIGKILL or the OOM killer, it never
+    shuts the pool down). Watched through a pidfd, which turns readable when that
+    process exits: the worker's parent is the fork server, which lives as long as
+    any worker does, so the parent's PID says nothing."""
     os.nice(NICENESS)
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_CHECK)
+    try:
+        watched = os.pidfd_open(jellybit)
+    except ProcessLookupError:  # gone already
         os._exit(0)
 
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+    def watch() -> None:
+        select.select([watched], [], [])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-jellybit", daemon=True).start()

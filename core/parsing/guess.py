@@ -52,6 +52,9 @@ class Guess:
 
 
 _API = GuessItApi()
+# Its rules built now (~0.2 s), not at the first call: the parser processes fork from
+# one that imported this module (worker/cpu.py) and start with them built.
+_API.configure({})
 _API_LOCK = threading.Lock()
 
 

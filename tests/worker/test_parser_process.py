@@ -1,4 +1,5 @@
-"""The worker processes of worker/cpu.py do not outlive a killed jellybit."""
+"""The worker processes of worker/cpu.py, their fork server and the resource tracker
+do not outlive a killed jellybit."""
 
 import os
 import select
@@ -18,7 +19,8 @@ PARENT = """
 import asyncio, os, sys
 from worker.cpu import CpuPool
 async def main():
-    print(await CpuPool(workers=1).call(os.getpid), flush=True)
+    pool = CpuPool(workers=1)  # held: a pool collected as garbage shuts its workers down
+    print(await pool.call(os.getpid), flush=True)
     sys.stdin.read()
 asyncio.run(main())
 """
@@ -40,16 +42,28 @@ def test_the_parser_process_ends_when_its_parent_is_killed() -> None:
         worker = int(parent.stdout.readline())
         assert worker != parent.pid
         assert pid_alive(worker)
+        helpers = _children(parent.pid)  # the fork server, the resource tracker
+        assert len(helpers) == 2, helpers
 
         os.kill(parent.pid, signal.SIGKILL)  # a crash: no shutdown of the pool
         parent.wait(timeout=10)
         deadline = clock.monotonic() + 10
-        while pid_alive(worker) and clock.monotonic() < deadline:
+        left = {worker, *helpers}
+        while left and clock.monotonic() < deadline:
+            left = {pid for pid in left if pid_alive(pid)}
             select.select([], [], [], 0.05)
-        assert not pid_alive(worker), "the parser process outlived its killed parent"
+        assert not left, "processes outlived their killed jellybit"
     finally:
         if parent.poll() is None:
             os.kill(parent.pid, signal.SIGKILL)
             parent.wait(timeout=10)
         if worker is not None and pid_alive(worker):
             os.kill(worker, signal.SIGKILL)
+
+
+def _children(pid: int) -> set[int]:
+    return {
+        int(child)
+        for task in Path(f"/proc/{pid}/task").iterdir()
+        for child in (task / "children").read_text().split()
+    }
