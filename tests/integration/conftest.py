@@ -1,16 +1,17 @@
-"""Integration tests: jellybit against a real qbittorrent-nox (``qbt``, ``seeder``)."""
+"""Integration tests: jellybit against a real qbittorrent-nox (``qbt``, ``seeder``);
+``fork_server`` starts ``jellybit run`` processes warm."""
 
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.fixtures import qbt, seeder
+from tests.support.fixtures import fork_server, qbt, seeder
 from tests.support.house import Running, eventually, library_in, settings_for, start_house
 from tests.support.qbittorrent import QbtInstance
 from tests.support.telegram import FakeTelegram
 
-__all__ = ["eventually", "library_in", "qbt", "seeder", "settings_for"]
+__all__ = ["eventually", "fork_server", "library_in", "qbt", "seeder", "settings_for"]
 
 
 @pytest.fixture

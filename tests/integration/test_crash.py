@@ -17,7 +17,7 @@ import signal
 import sqlite3
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +49,7 @@ ITERATIONS = int(os.environ.get("JELLYBIT_CRASH_ITERATIONS") or 30)
 # Against qBittorrent 5.x the short form: the 4.5 run covers the kill points in
 # depth; this one shows they hold with 5.x's answers and polling as well.
 SHORT_ITERATIONS = int(os.environ.get("JELLYBIT_CRASH_ITERATIONS") or 10)
-SWARM_GRACE = 60.0
+SWARM_GRACE = 20.0
 SETTLE_WITHIN = 100.0  # the re-add of a download killed between commit and add waits 30 s
 ACTIVE = ("accepted", "downloading", "stuck", "review", "importing")
 UNSETTLED = ("accepted", "downloading", "importing")
@@ -102,14 +102,6 @@ def make_pool(root: Path, seeder: QbtInstance) -> list[MadeTorrent]:
         seed(seeder, torrent, up_limit=up_limit)
         made.append(torrent)
     return made
-
-
-@pytest.fixture(scope="module")
-def fork_server() -> Iterator[ForkServer]:
-    """jellybit imported once for the module's many starts (a cold start takes seconds)."""
-    server = ForkServer()
-    yield server
-    server.close()
 
 
 async def test_sigkill_at_random_moments_loses_doubles_and_half_applies_nothing(

@@ -25,7 +25,7 @@ from core.models import NewDownload
 from store import Store
 from store.migrate import migrate
 from store.outbox import enqueue
-from tests.support.jellybit_process import JellybitConfig, JellybitProcess
+from tests.support.jellybit_process import ForkServer, JellybitConfig, JellybitProcess
 from tests.support.qbittorrent import QbtInstance
 from tests.support.telegram import FakeTelegram, FakeUser
 from tests.support.torrents import magnet_for, make_content, make_torrent, seed
@@ -39,9 +39,10 @@ AT_ONCE = 2.0  # a second signal: the process is gone within this
 
 @pytest.fixture
 async def jellybit(
-    qbt: QbtInstance, tmp_path: Path
+    qbt: QbtInstance, fork_server: ForkServer, tmp_path: Path
 ) -> AsyncIterator[tuple[JellybitProcess, FakeUser]]:
-    """``jellybit run`` started and healthy, talking to the embedded Bot API server."""
+    """``jellybit run`` started and healthy, talking to the embedded Bot API server;
+    forked warm (a cold one is stopped in tests/jellybit/test_cli.py)."""
     async with FakeTelegram() as tg:
         config = JellybitConfig(
             directory=tmp_path / "jellybit",
@@ -52,7 +53,7 @@ async def jellybit(
             category=f"shutdown-{secrets.token_hex(4)}",
             poll_interval=0.2,
         )
-        process = JellybitProcess(config)  # cold: `python -m jellybit run`, as a person runs it
+        process = JellybitProcess(config, fork_server=fork_server)
         try:
             await process.start()
             await process.wait_healthy()

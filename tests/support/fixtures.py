@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.fake_qbittorrent import FakeQbittorrentServer
+from tests.support.jellybit_process import ForkServer
 from tests.support.qbittorrent import (
     QBITTORRENT5,
     QBITTORRENT5_ROOT,
@@ -85,3 +86,12 @@ def fake_qbt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeQbittorre
     qBittorrent's; its peers have what a test ``offer``s."""
     with FakeQbittorrentServer(tmp_path_factory.mktemp("fake-qbt")) as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def fork_server() -> Iterator[ForkServer]:
+    """jellybit imported once for a module's many ``jellybit run`` starts: a cold start
+    imports aiogram's models (~9 s of CPU on a slow 2-core machine)."""
+    server = ForkServer()
+    yield server
+    server.close()
