@@ -231,8 +231,8 @@ async def _in(qbt: QbtInstance, made: MadeTorrent) -> bool:
 async def test_stuck_without_peers_then_retry_completes(
     running: Running, seeder: QbtInstance, tmp_path: Path
 ) -> None:
-    """No peer has it (the hint is dead, the seeder lacks it); once one has, a retry
-    completes it."""
+    """No peer has it (the hint is dead, the seeder lacks it): stuck; retried, it
+    completes once a peer has it."""
     content = make_content(tmp_path / "unseeded", "Stuck.2021.1080p.mkv", 2 * MiB, seed=7)
     made = make_torrent(content, "hybrid")
     dead_peer = magnet_for(made, peer="127.0.0.1:1")
@@ -240,12 +240,14 @@ async def test_stuck_without_peers_then_retry_completes(
     assert isinstance(result, Created)
     stuck = await wait_state(running, result.download.id, State.STUCK)
     assert stuck.error == reason("qbt.no_progress", seconds=2)
-    seed(seeder, made)  # announced from now on (the seeder fixture's tracker stand-in)
 
     await eventually(lambda: _find(running.qbt, made), what="torrent listed")
     retried = await running.engine.cases.actions.retry(result.download.id)
     # accepted, or already seen again in qBittorrent by the tick the retry made
     assert retried.download.state in (State.ACCEPTED, State.DOWNLOADING)
+    # A peer appears after the retry (seeded only now: a seeder before it could finish
+    # the torrent first, and a download no longer stuck is not retried).
+    seed(seeder, made)  # announced from now on (the seeder fixture's tracker stand-in)
     await wait_state(running, result.download.id, State.DONE)
 
 
@@ -267,7 +269,12 @@ async def test_cancel_deletes_the_torrent_and_its_partial_data(
     assert cancelled.state == State.REMOVED
     assert cancelled.error == reason("person.cancel")
     assert await eventually(lambda: _gone(running.qbt, made), what="deleted in qBittorrent")
-    assert not (running.qbt.downloads_dir / made.name).exists()
+    # The files go on libtorrent's disk thread, after the torrent is no longer listed.
+    await eventually(lambda: _no_file(running.qbt.downloads_dir / made.name), what="data deleted")
+
+
+async def _no_file(path: Path) -> bool:
+    return not path.exists()
 
 
 async def _gone(qbt: QbtInstance, made: MadeTorrent) -> bool:

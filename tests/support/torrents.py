@@ -132,13 +132,27 @@ def tracker_stand_in(
     waits out libtorrent's reconnect backoff: a minute or more, beyond a test's wait."""
     stop = threading.Event()
     peer = seeder_peer(seeder)
+    handshaken: set[str] = set()
+
+    def serving() -> set[str]:
+        """The hashes the seeder lists and answers a handshake for: one it lists but
+        does not serve yet drops the leecher, who then waits ~60 s (``wait_serving``)."""
+        listed = set().union(*map(_hashes, seeder.client().torrents_info()))
+        for info_hash in listed - handshaken:
+            # From an address of its own: wait_serving's connection to the same torrent
+            # beside this one would be refused (one connection per IP and torrent).
+            if peer_handshake(seeder.torrent_port, info_hash, source="127.0.0.3"):
+                handshaken.add(info_hash)
+        return listed & handshaken
 
     def remind() -> None:
         while not stop.wait(every):
-            # A test may stop, restart or kill the leecher: the next round tries again.
-            with contextlib.suppress(qbittorrentapi.APIError):
-                served = set().union(*map(_hashes, seeder.client().torrents_info()))
-                remind_of_the_seeder(leecher.client(), peer, served=served)
+            try:
+                remind_of_the_seeder(leecher.client(), peer, served=serving())
+            except qbittorrentapi.APIError:
+                pass  # a test stopped, restarted or killed the leecher: the next round tries
+            except Exception as error:  # never end silently: every later wait would stall
+                print(f"tracker stand-in: {error!r}")
 
     thread = threading.Thread(target=remind, name="tracker-stand-in", daemon=True)
     thread.start()
