@@ -196,7 +196,12 @@ def count(database: Path, query: str) -> int:
     if not database.exists():
         return 0
     with closing_db(database) as db:
-        return int(db.execute(query).fetchone()[0])
+        try:
+            return int(db.execute(query).fetchone()[0])
+        except sqlite3.OperationalError as error:
+            if "no such" not in str(error):
+                raise
+            return 0  # killed while its first start migrated the database: no rows yet
 
 
 async def until_planned(database: Path, *, within: float) -> None:
