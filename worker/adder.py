@@ -52,8 +52,11 @@ class TorrentAdder:
         self._qbt = qbt
         self.wake = asyncio.Event()
         # Whether the poller already sees a torrent with these hashes (set by the
-        # engine): such a download is the poller's to move, not to add again.
+        # engine): such a download is the poller's to move, not to add again; and
+        # how to have the poller follow every torrent on its next tick (a complete
+        # torrent sits unchanged, so a partial update would never bring it up).
         self.present: Callable[[tuple[str, ...]], bool] = lambda hashes: False
+        self.follow_present: Callable[[], None] = lambda: None
         self.loop = Loop("adder", self.tick, interval=TICK, wake=self.wake)
         self._in_flight: dict[Id, asyncio.Future[AddResult]] = {}
         self._back = False  # qBittorrent answers again: what waits for it goes now
@@ -71,6 +74,7 @@ class TorrentAdder:
         waiting, self._back = self._back, False
         for download in await self._store.tracking.list_due_for_add(clock.now(), waiting=waiting):
             if self.present(download.hash_values()):
+                self.follow_present()
                 continue
             if (await self.add(download, announce=True)).outcome == "queued":
                 return

@@ -74,6 +74,7 @@ class Engine:
         importer = Importer(store, recognizer, library or LibrarySettings(), jellyfin_client)
         poller.on_complete = importer.wake.set
         adder.present = poller.knows
+        adder.follow_present = poller.follow_all
         return cls(
             qbt=qbt,
             adder=adder,
