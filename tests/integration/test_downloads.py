@@ -48,10 +48,12 @@ async def state_of(store: Store, download_id: Id, wanted: State) -> Download | N
     return download if download.state == wanted else None
 
 
-async def wait_state(running: Running, download_id: Id, wanted: State) -> Download:
+async def wait_state(
+    running: Running, download_id: Id, wanted: State, *, within: float = 40
+) -> Download:
     """Wait for ``wanted`` (the ``seeder`` fixture stands in for the tracker meanwhile)."""
     reached = partial(state_of, running.store, download_id, wanted)
-    return await eventually(reached, within=40, what=f"{download_id} {wanted}")
+    return await eventually(reached, within=within, what=f"{download_id} {wanted}")
 
 
 @pytest.mark.parametrize(
