@@ -39,7 +39,7 @@ CANCEL_WITHIN = 0.5
 WEB_STOP_WITHIN = 2.0
 STORE_CLOSE_WITHIN = 1.0
 # The clients, the CPU pool last: a worker process still importing its parsers
-# (spawned at start, slow on a busy machine) finishes that first.
+# (the first pool's fork server loads them: slow on a busy machine) finishes that first.
 CLIENTS_CLOSE_WITHIN = 2.5
 EXIT_PART_FAILED = 3  # a part kept failing: systemd restarts jellybit (Restart=on-failure)
 
