@@ -31,8 +31,8 @@ from worker.pacing import sleep_until
 from worker.parent import exit_with_jellybit
 
 WORKERS = 2  # both cores: two downloads are parsed at once
-# What the fork server imports before it forks anything: the functions ``call`` runs.
-PRELOAD = ["worker.identify", "core.torrent_file"]
+# What the fork server imports before it forks anything: what ``call`` runs, ready.
+PRELOAD = ["worker.parsers_loaded"]
 
 T = TypeVar("T")
 

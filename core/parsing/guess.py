@@ -52,10 +52,14 @@ class Guess:
 
 
 _API = GuessItApi()
-# Its rules built now (~0.2 s), not at the first call: the parser processes fork from
-# one that imported this module (worker/cpu.py) and start with them built.
-_API.configure({})
 _API_LOCK = threading.Lock()
+
+
+def build_rules() -> None:
+    """Build guessit's rules now (~0.2 s) rather than at the first call: the fork server
+    of the parser processes does, so that they start with them built (worker/cpu.py)."""
+    with _API_LOCK:
+        _API.configure({})
 
 
 def _run_guessit(text: str, options: Mapping[str, object]) -> Any:

@@ -35,11 +35,14 @@ def new_torrent(
     kind: Literal["v1", "v2", "hybrid"],
     *,
     up_limit: int | None = None,
+    seeded: bool = True,
 ) -> MadeTorrent:
+    """A new torrent of 2 MiB, served by ``seeder`` unless not ``seeded`` (yet)."""
     n = next(_names)
     content = make_content(tmp_path / f"src{n}", f"Movie.{n}.2021.1080p.mkv", 2 * MiB, seed=n)
     made = make_torrent(content, kind)
-    seed(seeder, made, up_limit=up_limit)
+    if seeded:
+        seed(seeder, made, up_limit=up_limit)
     return made
 
 

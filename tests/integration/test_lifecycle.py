@@ -14,17 +14,10 @@ from core.live import hashes_of
 from core.models import Download, NewDownload
 from core.reasons import reason
 from core.states import State
-from tests.integration.test_downloads import MiB, new_torrent, wait_state
+from tests.integration.test_downloads import new_torrent, wait_state
 from tests.support.house import Running, eventually, history
 from tests.support.qbittorrent import QbtInstance
-from tests.support.torrents import (
-    MadeTorrent,
-    find_torrent,
-    magnet_for,
-    make_content,
-    make_torrent,
-    seed,
-)
+from tests.support.torrents import MadeTorrent, find_torrent, magnet_for, seed
 from tests.support.torrents import seeder_peer as peer_of
 from worker.ingest import Created
 from worker.qbt import add_accepted
@@ -233,8 +226,7 @@ async def test_stuck_without_peers_then_retry_completes(
 ) -> None:
     """No peer has it (the hint is dead, the seeder lacks it): stuck; retried, it
     completes once a peer has it."""
-    content = make_content(tmp_path / "unseeded", "Stuck.2021.1080p.mkv", 2 * MiB, seed=7)
-    made = make_torrent(content, "hybrid")
+    made = new_torrent(tmp_path, seeder, "hybrid", seeded=False)
     dead_peer = magnet_for(made, peer="127.0.0.1:1")
     result = await running.engine.cases.ingest.magnet(dead_peer, source="telegram")
     assert isinstance(result, Created)
