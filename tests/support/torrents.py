@@ -121,6 +121,11 @@ def _hashes(info: Mapping[str, object]) -> set[str]:
     return {str(info[key]) for key in ("hash", "infohash_v1", "infohash_v2") if info.get(key)}
 
 
+# The stand-in's handshakes come from here, an address no test probes from: the seeder
+# refuses a second connection from one address to the same torrent.
+STAND_IN_ADDRESS = "127.0.0.9"
+
+
 @contextlib.contextmanager
 def tracker_stand_in(
     leecher: QbtInstance, seeder: QbtInstance, every: float = 2.0
@@ -139,9 +144,7 @@ def tracker_stand_in(
         does not serve yet drops the leecher, who then waits ~60 s (``wait_serving``)."""
         listed = set().union(*map(_hashes, seeder.client().torrents_info()))
         for info_hash in listed - handshaken:
-            # From an address of its own: wait_serving's connection to the same torrent
-            # beside this one would be refused (one connection per IP and torrent).
-            if peer_handshake(seeder.torrent_port, info_hash, source="127.0.0.3"):
+            if peer_handshake(seeder.torrent_port, info_hash, source=STAND_IN_ADDRESS):
                 handshaken.add(info_hash)
         return listed & handshaken
 
