@@ -51,7 +51,8 @@ class Guess:
     alternative: str | None = None  # "Doctor.Who.2005.The.Christmas.Invasion": after the year
 
 
-_API = GuessItApi()
+_RULES = GuessItApi()  # holds the rules, built once; every options set shares them
+_APIS: dict[tuple[tuple[str, object], ...], GuessItApi] = {}
 _API_LOCK = threading.Lock()
 
 
@@ -59,12 +60,23 @@ def build_rules() -> None:
     """Build guessit's rules now (~0.2 s) rather than at the first call: the fork server
     of the parser processes does, so that they start with them built (worker/cpu.py)."""
     with _API_LOCK:
-        _API.configure({})
+        _RULES.configure({})
 
 
 def _run_guessit(text: str, options: Mapping[str, object]) -> Any:
+    # One API object per options set: guessit re-merges (deep-copies) its whole
+    # configuration whenever a call's options differ from the previous call's.
+    key = tuple(sorted((name, repr(value)) for name, value in options.items()))
     with _API_LOCK:
-        return _API.guessit(text, dict(options))
+        api = _APIS.get(key)
+        if api is None:
+            if _RULES.rebulk is None:
+                _RULES.configure({})
+            rules = _RULES.rebulk
+            assert rules is not None
+            api = _APIS[key] = GuessItApi()
+            api.configure(dict(options), rules_builder=lambda _config: rules)
+        return api.guessit(text, dict(options))
 
 
 def _options(kind: MediaKind | None, keep_parts: bool) -> dict[str, object]:

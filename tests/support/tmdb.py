@@ -49,6 +49,7 @@ import secrets
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from aiohttp import web
@@ -474,10 +475,11 @@ def make_read_token() -> str:
     return f"{_token(json.dumps({'alg': 'HS256'}))}.{_token(json.dumps(payload))}.{signature}"
 
 
-def _words(text: str) -> list[str]:
+@lru_cache(maxsize=65536)  # a search compares the query with every name of the catalogue
+def _words(text: str) -> tuple[str, ...]:
     text = unicodedata.normalize("NFKD", text.replace("&", " and "))
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
-    return _NON_WORD.sub(" ", _APOSTROPHES.sub("", text)).split()
+    return tuple(_NON_WORD.sub(" ", _APOSTROPHES.sub("", text)).split())
 
 
 def matches(query: str, name: str) -> bool:
