@@ -132,7 +132,10 @@ async def test_the_poller_keeps_qbittorrent_5_alive_through_id_changes(
             seeder.client().torrents_set_upload_limit, limit=0, torrent_hashes="all"
         )  # the data at full speed
         for download_id in ids:
-            await eventually(partial(_ended, running, download_id), within=60, what="done")
+            try:
+                await eventually(partial(_ended, running, download_id), within=60, what="done")
+            except AssertionError as error:  # a stalled swarm, or jellybit: what qBittorrent says
+                raise AssertionError(f"{error}; qBittorrent 5 lists {_torrents(qbt5)}") from None
         await asyncio.sleep(2)  # ticks by sync/maindata again, in a new session
         await running.engine.poller.tick()
         assert qbt5.running, "qBittorrent 5 died"
