@@ -1,7 +1,8 @@
 """guessit, cached, with the facts jellybit needs from its matches.
 
 guessit's default API object is shared, mutable state (it reconfigures itself per
-call): this module has its own, used under a lock, so threads never race on it.
+call): this module has its own, one per options set, used under a lock, so threads
+never race on them.
 A call is CPU-bound (~20 ms); results are kept in an LRU cache per (text, options).
 """
 
@@ -52,7 +53,7 @@ class Guess:
 
 
 _RULES = GuessItApi()  # holds the rules, built once; every options set shares them
-_APIS: dict[tuple[tuple[str, object], ...], GuessItApi] = {}
+_APIS: dict[tuple[tuple[str, str], ...], GuessItApi] = {}
 _API_LOCK = threading.Lock()
 
 
