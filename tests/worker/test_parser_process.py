@@ -1,5 +1,5 @@
 """The worker processes of worker/cpu.py, their fork server and the resource tracker
-do not outlive a killed jellybit."""
+do not outlive a killed jellybit, and leave a terminal's Ctrl-C to jellybit."""
 
 import os
 import select
@@ -10,6 +10,7 @@ from pathlib import Path
 
 from core import clock
 from tests.support.qbittorrent import pid_alive
+from worker.cpu import CpuPool
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,3 +68,15 @@ def _children(pid: int) -> set[int]:
         for task in Path(f"/proc/{pid}/task").iterdir()
         for child in (task / "children").read_text().split()
     }
+
+
+async def test_a_ctrl_c_in_the_terminal_is_left_to_jellybit() -> None:
+    """Ctrl-C reaches the whole process group: a worker that took it died with a
+    KeyboardInterrupt printed (and broke the pool); jellybit's own stop ends the pool."""
+    pool = CpuPool(workers=1)
+    try:
+        worker = await pool.call(os.getpid)
+        os.kill(worker, signal.SIGINT)
+        assert await pool.call(os.getpid) == worker
+    finally:
+        await pool.close()
