@@ -16,9 +16,9 @@ NICENESS = 5
 def exit_with_jellybit(jellybit: int) -> None:
     """A ``ProcessPoolExecutor`` initializer: run at a lower priority, leave Ctrl-C to
     jellybit, and exit as soon as the process ``jellybit`` ends (killed by SIGKILL or
-    the OOM killer, it never shuts the pool down). Watched through a pidfd, which turns readable when that
-    process exits: the worker's parent is the fork server, which lives as long as
-    any worker does, so the parent's PID says nothing."""
+    the OOM killer, it never shuts the pool down). Watched through a pidfd, which
+    turns readable when that process exits: the worker's parent is the fork server,
+    which lives as long as any worker does, so the parent's PID says nothing."""
     os.nice(NICENESS)
     # Ctrl-C in a terminal reaches the whole process group: jellybit's own stop ends
     # the pool; a worker that took the SIGINT itself printed a KeyboardInterrupt.

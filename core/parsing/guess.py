@@ -61,7 +61,14 @@ def build_rules() -> None:
     """Build guessit's rules now (~0.2 s) rather than at the first call: the fork server
     of the parser processes does, so that they start with them built (worker/cpu.py)."""
     with _API_LOCK:
+        _built_rules()
+
+
+def _built_rules() -> Any:
+    """guessit's rules, built at the first need (under ``_API_LOCK``)."""
+    if _RULES.rebulk is None:
         _RULES.configure({})
+    return _RULES.rebulk
 
 
 def _run_guessit(text: str, options: Mapping[str, object]) -> Any:
@@ -71,10 +78,7 @@ def _run_guessit(text: str, options: Mapping[str, object]) -> Any:
     with _API_LOCK:
         api = _APIS.get(key)
         if api is None:
-            if _RULES.rebulk is None:
-                _RULES.configure({})
-            rules = _RULES.rebulk
-            assert rules is not None
+            rules = _built_rules()
             api = _APIS[key] = GuessItApi()
             api.configure(dict(options), rules_builder=lambda _config: rules)
         return api.guessit(text, dict(options))
