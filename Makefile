@@ -52,7 +52,7 @@ run: $(BIN)/jellybit
 # Four workers on two cores: most tests wait on a process or a timer, not the CPU.
 test: $(BIN)/jellybit check-deps
 	@scripts/qbittorrent5 >/dev/null
-	$(BIN)/pytest -n 4 --dist loadfile --durations=15
+	$(BIN)/pytest -n 4 --dist loadscope --no-loadscope-reorder --durations=15
 
 check-deps:
 	@scripts/ensure-debs $(TEST_DEBS)

@@ -18,14 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 import aiohttp
-from aiogram.exceptions import (
-    TelegramAPIError,
-    TelegramNetworkError,
-    TelegramNotFound,
-    TelegramUnauthorizedError,
-)
 
-from bot.app import WEBHOOK_PATH, make_bot
 from common.i18n import I18n, Texts
 from core.config import FILE, Settings, set_values
 from core.errors import AuthFailedError, ExternalError, RejectedError, UnreachableError
@@ -340,6 +333,17 @@ class _Checks:
         tx, settings = self.tx, self.settings.telegram
         if not settings.token:
             return [Line("skipped", tx.plain("Telegram: no token to check (see above)"))]
+        # Here, not at the top: aiogram builds its models on import (seconds of CPU), and
+        # a check without a token has no use for them.
+        from aiogram.exceptions import (
+            TelegramAPIError,
+            TelegramNetworkError,
+            TelegramNotFound,
+            TelegramUnauthorizedError,
+        )
+
+        from bot.app import make_bot
+
         server = settings.api_base or "https://api.telegram.org"
         bot = make_bot(settings)
         try:
@@ -389,6 +393,8 @@ class _Checks:
             what = tx.plain('a Telegram webhook is set to {url}, but telegram.mode = "polling"')
             fix = tx.plain("`jellybit run` removes it at start")
             return Line("failed", what.format(url=url), f"{fix}; {other_bot}")
+        from bot.app import WEBHOOK_PATH  # with aiogram: see telegram()
+
         expected = self.settings.web.public_url.rstrip("/") + WEBHOOK_PATH
         if url == expected:
             return Line("ok", tx.plain("the Telegram webhook is {url}").format(url=url))

@@ -1,8 +1,11 @@
+import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import structlog
+from xdist.scheduler import LoadScopeScheduling
 
 from bot import sender
 from store import Store
@@ -59,25 +62,53 @@ def _plain_tracebacks() -> None:
     )
 
 
-# The longest modules start first, so that with load-by-file no worker is left with one
-# of them at the end while the others idle (``make test``'s wall time is the longest worker).
+# ``make test`` runs tests in parallel by scope: a module, or a module against one
+# qBittorrent version (its tests share that version's qbittorrent-nox, and the 4.5 and
+# 5.x halves of a long module run side by side). The longest scopes start first, so that
+# no worker is left with one of them at the end while the others idle: the run's wall
+# time is its longest worker's.
 LONGEST_FIRST = (
-    "integration/test_crash.py",
-    "integration/test_qbittorrent5.py",
-    "integration/test_lifecycle.py",
-    "integration/test_downloads.py",
-    "integration/test_shutdown.py",
-    "contract/test_qbittorrent.py",
+    "integration/test_crash.py[qbt4.5]",
     "core/test_recognition_sets.py",
+    "integration/test_qbittorrent5.py",
     "jellybit/test_install.py",
     "core/test_parsing_suites.py",
+    "integration/test_crash.py[qbt5]",
+    "integration/test_lifecycle.py[qbt4.5]",
+    "integration/test_lifecycle.py[qbt5]",
     "sandbox/test_sandbox.py",
+    "integration/test_downloads.py[qbt4.5]",
+    "integration/test_downloads.py[qbt5]",
+    "integration/test_shutdown.py[qbt4.5]",
+    "integration/test_shutdown.py[qbt5]",
+    "contract/test_qbittorrent.py",
+    "jellybit/test_cli.py",
 )
+_VERSION = re.compile(r"\[(?:.*-)?(qbt[\d.]+)(?:-.*)?\]$")
+
+
+def scope_of(nodeid: str) -> str:
+    """``tests/a/test_b.py`` or, for a test against one qBittorrent, ``…py[qbt5]``."""
+    module, _, test = nodeid.partition("::")
+    version = _VERSION.search(test)
+    return f"{module}[{version[1]}]" if version else module
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     def rank(item: pytest.Item) -> int:
-        path = item.path.as_posix()
-        return next((i for i, end in enumerate(LONGEST_FIRST) if path.endswith(end)), 99)
+        scope = scope_of(item.nodeid)
+        return next((i for i, end in enumerate(LONGEST_FIRST) if scope.endswith(end)), 99)
 
-    items.sort(key=rank)  # stable: the order inside a module stays
+    items.sort(key=rank)  # stable: the order inside a scope stays
+
+
+class _ByScope(LoadScopeScheduling):  # type: ignore[misc]  # xdist has no types
+    def _split_scope(self, nodeid: str) -> str:
+        return scope_of(nodeid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> LoadScopeScheduling | None:
+    """``--dist loadscope`` groups by ``scope_of``; keep the order above with
+    ``--no-loadscope-reorder`` (xdist's default sorts scopes by their number of tests)."""
+    return _ByScope(config, log) if config.getvalue("dist") == "loadscope" else None
