@@ -128,10 +128,9 @@ async def test_the_poller_keeps_qbittorrent_5_alive_through_id_changes(
             ids.append(result.download.id)
         for download_id in ids[:2]:  # the metadata came: its v2 hash is known
             await eventually(partial(_has_v2, running, download_id), within=30, what="metadata")
-        await asyncio.to_thread(
-            seeder.client().torrents_set_upload_limit, limit=0, torrent_hashes="all"
-        )  # the data at full speed
-        for download_id in ids:
+        # The id changes are behind: the slow two go on trickling (their data after an id
+        # change is test_downloads.py's hybrid-btih-only); the others end.
+        for download_id in ids[2:]:
             try:
                 await eventually(partial(_ended, running, download_id), within=60, what="done")
             except AssertionError as error:  # a stalled swarm, or jellybit: what qBittorrent says
@@ -140,9 +139,10 @@ async def test_the_poller_keeps_qbittorrent_5_alive_through_id_changes(
         await running.engine.poller.tick()
         assert qbt5.running, "qBittorrent 5 died"
         assert running.engine.poller.listings > 0  # the guard was needed, and used
-        for download_id in ids:
-            download = await running.store.downloads.get_download(download_id)
-            assert download.state == State.DONE
+        states = [(await running.store.downloads.get_download(i)).state for i in ids]
+        assert states == [State.DOWNLOADING] * 2 + [State.DONE] * 3
+        listed = {t["hash"] for t in qbt5.client().torrents_info()}
+        assert {(torrent.v2 or "")[:40] for torrent, _ in made[:2]} <= listed  # by their v2 ids
         hybrids = [
             await running.store.downloads.get_download(i) for i in ids[:2]
         ]  # both hashes known, though the magnets had one
