@@ -139,14 +139,12 @@ async def test_the_poller_keeps_qbittorrent_5_alive_through_id_changes(
         await running.engine.poller.tick()
         assert qbt5.running, "qBittorrent 5 died"
         assert running.engine.poller.listings > 0  # the guard was needed, and used
-        states = [(await running.store.downloads.get_download(i)).state for i in ids]
-        assert states == [State.DOWNLOADING] * 2 + [State.DONE] * 3
+        downloads = [await running.store.downloads.get_download(i) for i in ids]
+        assert [d.state for d in downloads] == [State.DOWNLOADING] * 2 + [State.DONE] * 3
         listed = {t["hash"] for t in qbt5.client().torrents_info()}
         assert {(torrent.v2 or "")[:40] for torrent, _ in made[:2]} <= listed  # by their v2 ids
-        hybrids = [
-            await running.store.downloads.get_download(i) for i in ids[:2]
-        ]  # both hashes known, though the magnets had one
-        assert all(len(d.infohashes) == 2 for d in hybrids)
+        # both hashes known, though the magnets had one
+        assert all(len(d.infohashes) == 2 for d in downloads[:2])
     finally:
         await running.house.halt()
 
