@@ -13,7 +13,7 @@ cached for the batch (``Lookup``); one recognition makes at most ``MAX_REQUESTS`
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.errors import RejectedError
 from core.evidence import (
@@ -32,7 +32,9 @@ from core.evidence import (
 from core.reasons import Reason, reason
 from core.recognize import Recognized, TorrentFile, files_for, recognize
 from core.titles import numerals_swapped
-from worker.tmdb import TmdbClient
+
+if TYPE_CHECKING:  # not at run time: the parser processes import this module, not HTTP
+    from worker.tmdb import TmdbClient
 
 MAX_REQUESTS = 10  # room for the seasons air dates and specials need
 DETAILS = 3  # candidates whose details are fetched in one round
@@ -49,7 +51,7 @@ class Lookup:
     """TMDB for one recognition: answers cached in ``cache`` (shared by a batch),
     at most ``limit`` requests made."""
 
-    tmdb: TmdbClient
+    tmdb: "TmdbClient"
     cache: dict[tuple[Any, ...], Any] = field(default_factory=dict)
     limit: int = MAX_REQUESTS
     spent: int = 0

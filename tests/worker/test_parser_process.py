@@ -1,5 +1,6 @@
 """The worker processes of worker/cpu.py, their fork server and the resource tracker
-do not outlive a killed jellybit, and leave a terminal's Ctrl-C to jellybit."""
+do not outlive a killed jellybit, leave a terminal's Ctrl-C to jellybit, and load
+the parsers only."""
 
 import os
 import select
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from core import clock
 from tests.support.qbittorrent import pid_alive
-from worker.cpu import CpuPool
+from worker.cpu import PRELOAD, CpuPool
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,6 +61,22 @@ def test_the_parser_process_ends_when_its_parent_is_killed() -> None:
             parent.wait(timeout=10)
         if worker is not None and pid_alive(worker):
             os.kill(worker, signal.SIGKILL)
+
+
+def test_the_parser_processes_import_the_parsers_and_not_http_or_logging() -> None:
+    """Every start of jellybit starts their fork server: aiohttp and structlog there
+    cost it 0.5 s of CPU more, for nothing a parse uses."""
+    loaded = subprocess.run(
+        [sys.executable, "-c", f"import sys, {PRELOAD[0]}; print(*sys.modules)"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.split()
+    assert "guessit" in loaded
+    heavy = {name.split(".")[0] for name in loaded} & {"aiohttp", "structlog", "aiogram"}
+    assert not heavy, heavy
 
 
 def _children(pid: int) -> set[int]:
