@@ -7,7 +7,6 @@ import pytest
 import structlog
 from xdist.scheduler import LoadScopeScheduling
 
-from bot import sender
 from store import Store
 from store.migrate import migrate
 from tests.support.telegram import FakeTelegram
@@ -23,7 +22,11 @@ async def tg() -> AsyncIterator[FakeTelegram]:
 @pytest.fixture(autouse=True)
 def _fresh_pacer() -> None:
     """Telegram counts a chat's messages per bot; every test runs a bot of its own, so
-    it starts with the chats' bursts full (the pacer is one per process)."""
+    it starts with the chats' bursts full (the pacer is one per process). Imported
+    here: the controller of a parallel run, which loads this file before it starts
+    its workers, never imports aiogram (3 s of CPU)."""
+    from bot import sender
+
     sender.PACER = sender.ChatPacer()
 
 
