@@ -105,8 +105,10 @@ async def test_qbittorrent_restart_is_not_a_removal(
     await wait_state(running, result.download.id, State.DOWNLOADING)
 
     running.qbt.restart()
-    # No DHT or trackers here: after a restart the peer must be told again.
-    done = await wait_state(running, result.download.id, State.DONE)
+    # No DHT or trackers here: after a restart the peer must be told again (the seeder
+    # may still hold the old connection from the same address: under load, once, the
+    # download was not done 40 s after the restart). What matters is that it ends done.
+    done = await wait_state(running, result.download.id, State.DONE, within=90)
     assert State.REMOVED not in await history(running.store, done.id)
     assert {h.value for h in done.infohashes} == {made.v1, made.v2}
 
