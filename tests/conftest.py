@@ -128,7 +128,9 @@ def _rewrite_test_modules_once(config: pytest.Config) -> None:
     the test modules before it starts its workers (1.4 s of CPU). Each worker would
     rewrite them all again (~3 s of CPU each): PYTHONDONTWRITEBYTECODE, as on this
     machine, keeps pytest from writing what it rewrote, but it reads what is there.
-    pytest has no public call for this; without these names a run is only slower."""
+    pytest has no public call for this, so nothing here may fail a run: a module it
+    cannot rewrite (a syntax error), a pytest whose private names differ, or
+    ``--assert=plain`` leave the workers to do (and report) what they would anyway."""
     try:
         from _pytest.assertion.rewrite import (
             PYC_TAIL,
@@ -141,13 +143,18 @@ def _rewrite_test_modules_once(config: pytest.Config) -> None:
         )
     except ImportError:
         return
-    state = config.stash[assertstate_key]
+    state = config.stash.get(assertstate_key, None)  # none: not rewriting at all
+    if state is None:
+        return
     patterns = [*config.getini("python_files"), "conftest.py"]
     for path in sorted(Path(__file__).parent.rglob("*.py")):
         if not any(fnmatch.fnmatch(path.name, pattern) for pattern in patterns):
             continue
         cache = get_cache_dir(path)
         pyc = cache / (path.name[:-3] + PYC_TAIL)
-        if _read_pyc(path, pyc) is None and try_makedirs(cache):
-            source_hash, code = _rewrite_test(path, config)
-            _write_pyc(state, code, source_hash, pyc)
+        try:
+            if _read_pyc(path, pyc) is None and try_makedirs(cache):
+                source_hash, code = _rewrite_test(path, config)
+                _write_pyc(state, code, source_hash, pyc)
+        except Exception:  # the worker that imports it reports it
+            continue

@@ -67,7 +67,7 @@ def test_the_parser_processes_import_the_parsers_and_not_http_or_logging() -> No
     """Every start of jellybit starts their fork server: aiohttp and structlog there
     cost it 0.5 s of CPU more, for nothing a parse uses."""
     loaded = subprocess.run(
-        [sys.executable, "-c", f"import sys, {PRELOAD[0]}; print(*sys.modules)"],
+        [sys.executable, "-c", f"import sys, {', '.join(PRELOAD)}; print(*sys.modules)"],
         cwd=ROOT,
         capture_output=True,
         text=True,
