@@ -63,7 +63,7 @@ def test_the_parser_process_ends_when_its_parent_is_killed() -> None:
             os.kill(worker, signal.SIGKILL)
 
 
-def test_the_parser_processes_import_the_parsers_and_not_http_or_logging() -> None:
+def test_the_parser_processes_import_the_parsers_only() -> None:
     """Every start of jellybit starts their fork server: aiohttp and structlog there
     cost it 0.5 s of CPU more, for nothing a parse uses."""
     loaded = subprocess.run(
