@@ -23,7 +23,7 @@ from tests.support.torrents import (
     seed,
 )
 from tests.support.torrents import seeder_peer as peer_of
-from worker.ingest import Created, Duplicate, Rejected
+from worker.ingest import Created, Duplicate
 
 MiB = 1024 * 1024
 _names = itertools.count()
@@ -136,42 +136,3 @@ async def test_duplicate_while_active_and_new_download_after_done(
     assert isinstance(after_done, Created)
     assert after_done.download.id != first.download.id
     await wait_state(running, after_done.download.id, State.DONE)
-
-
-@pytest.mark.parametrize(
-    "garbage",
-    [
-        "hello",
-        "magnet:?dn=no-hash",
-        "magnet:?xt=urn:btih:1234",
-        "magnet:?xt=urn:btih:" + "z" * 40,
-        "magnet:?xt=urn:btmh:1220" + "a" * 10,
-        "https://example.org/file.torrent",
-    ],
-)
-async def test_garbage_magnets_are_rejected_and_nothing_is_stored(
-    running: Running, garbage: str
-) -> None:
-    result = await running.engine.cases.ingest.magnet(garbage, source="telegram")
-    assert isinstance(result, Rejected)
-    assert result.reason
-    assert await running.store.downloads.list_downloads() == []
-
-
-@pytest.mark.parametrize(
-    "garbage",
-    [
-        b"",
-        b"not bencode",
-        b"d4:infoi1ee",
-        b"l" * 100_000,
-        b"d4:infod4:name1:xee",
-        b"x" * (11 * MiB),
-    ],
-    ids=["empty", "text", "info-int", "deep", "no-pieces", "huge"],
-)
-async def test_garbage_torrent_files_are_rejected(running: Running, garbage: bytes) -> None:
-    result = await running.engine.cases.ingest.torrent_file(garbage, source="telegram")
-    assert isinstance(result, Rejected)
-    assert result.reason
-    assert await running.store.downloads.list_downloads() == []
