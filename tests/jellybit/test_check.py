@@ -1,11 +1,13 @@
 """`jellybit check` against a working setup and against each broken item.
 
 The real CLI (``main``, in a thread: it runs its own event loop) with a config
-file, a real qbittorrent-nox, the fake Telegram, TMDB and Jellyfin servers,
-real SQLite files and real file systems (/dev/shm is tmpfs, /tmp is not).
+file, the fake Telegram, TMDB and Jellyfin servers, real SQLite files and real file
+systems (/dev/shm is tmpfs, /tmp is not). qBittorrent's own items run against a real
+qbittorrent-nox, 4.5 and 5.x (``qbt_setup``); the others against the fake (``setup``).
 """
 
 import asyncio
+import contextlib
 import shutil
 import sqlite3
 import tempfile
@@ -19,7 +21,8 @@ from core.config import toml_literal
 from jellybit.check import Line, _guarded
 from jellybit.cli import main
 from store.migrate import latest_version, migrate
-from tests.support.fixtures import qbt
+from tests.support.fake_qbittorrent import FakeQbittorrentServer
+from tests.support.fixtures import fake_qbt, qbt
 from tests.support.jellyfin import VERSION as JELLYFIN_VERSION
 from tests.support.jellyfin import FakeJellyfin
 from tests.support.qbittorrent import QbtInstance, free_port
@@ -30,13 +33,13 @@ from worker.layout import filesystem_of
 WEBHOOK = "https://jellybit.example/telegram/webhook"
 
 
-__all__ = ["qbt"]  # the qBittorrent under test, 4.5 and 5.x
+__all__ = ["fake_qbt", "qbt"]  # the fake qBittorrent; the real one under test, 4.5 and 5.x
 
 
 @dataclass
 class Setup:
     root: Path
-    qbt: QbtInstance
+    qbt: QbtInstance | FakeQbittorrentServer
     tg: FakeTelegram
     tmdb: FakeTmdb
     jellyfin: FakeJellyfin
@@ -85,15 +88,33 @@ class Setup:
         return code, self.capsys.readouterr().out.splitlines()
 
 
+@contextlib.asynccontextmanager
+async def working_setup(
+    root: Path, qbt: QbtInstance | FakeQbittorrentServer, capsys: pytest.CaptureFixture[str]
+) -> AsyncIterator[Setup]:
+    (root / "movies").mkdir()
+    (root / "shows").mkdir()
+    migrate(root / "var" / "jellybit.db")
+    async with FakeTelegram() as tg, FakeTmdb() as tmdb, FakeJellyfin() as jellyfin:
+        yield Setup(root, qbt, tg, tmdb, jellyfin, capsys)
+
+
 @pytest.fixture
 async def setup(
+    tmp_path: Path, fake_qbt: FakeQbittorrentServer, capsys: pytest.CaptureFixture[str]
+) -> AsyncIterator[Setup]:
+    """A working setup on the fake qBittorrent, for the items that are not qBittorrent's."""
+    async with working_setup(tmp_path, fake_qbt, capsys) as made:
+        yield made
+
+
+@pytest.fixture
+async def qbt_setup(
     tmp_path: Path, qbt: QbtInstance, capsys: pytest.CaptureFixture[str]
 ) -> AsyncIterator[Setup]:
-    (tmp_path / "movies").mkdir()
-    (tmp_path / "shows").mkdir()
-    migrate(tmp_path / "var" / "jellybit.db")
-    async with FakeTelegram() as tg, FakeTmdb() as tmdb, FakeJellyfin() as jellyfin:
-        yield Setup(tmp_path, qbt, tg, tmdb, jellyfin, capsys)
+    """A working setup on the real qbittorrent-nox (4.5 and 5.x), for qBittorrent's items."""
+    async with working_setup(tmp_path, qbt, capsys) as made:
+        yield made
 
 
 async def test_check_names_where_each_set_value_came_from(
@@ -133,10 +154,10 @@ def no_probe_files(*folders: Path) -> bool:
     )
 
 
-async def test_a_working_setup_is_all_ticks(setup: Setup) -> None:
-    code, lines = await setup.check()
+async def test_a_working_setup_is_all_ticks(qbt_setup: Setup) -> None:
+    code, lines = await qbt_setup.check()
     assert code == 0, lines
-    version = setup.qbt.client().app_version()
+    version = qbt_setup.qbt.client().app_version()
     known_crash = [
         f"! qBittorrent {version} crashes when a WebUI client asks for sync/maindata after a "
         "hybrid torrent added by its v1 hash changed its id (qBittorrent issue 24714); "
@@ -144,13 +165,13 @@ async def test_a_working_setup_is_all_ticks(setup: Setup) -> None:
         "failure (systemd Restart=on-failure) for other WebUI clients, and upgrade once a "
         "fixed release is out"
     ]
-    downloads, root = setup.qbt.downloads_dir, setup.root
+    downloads, root = qbt_setup.qbt.downloads_dir, qbt_setup.root
     assert [line for line in lines if not line.startswith("· ")] == [
         "✓ the configuration is valid",
         "✓ keys for `jellybit run` are set",
-        f"✓ database {setup.database} is at the latest version ({latest_version()})",
-        f"✓ qBittorrent {version} (WebAPI {setup.qbt.client().app_web_api_version()}) "
-        f"at {setup.qbt.url}: login accepted",
+        f"✓ database {qbt_setup.database} is at the latest version ({latest_version()})",
+        f"✓ qBittorrent {version} (WebAPI {qbt_setup.qbt.client().app_web_api_version()}) "
+        f"at {qbt_setup.qbt.url}: login accepted",
         *(known_crash if version.startswith("v5") else []),
         f"✓ qBittorrent saves into {downloads}",
         f"✓ library.movies {root / 'movies'} exists and is writable",
@@ -159,8 +180,8 @@ async def test_a_working_setup_is_all_ticks(setup: Setup) -> None:
         f"✓ hardlink from {downloads} into library.shows {root / 'shows'} works",
         "✓ the Telegram bot token is valid: @jellybit_test_bot",
         '✓ no Telegram webhook is set (telegram.mode = "polling")',
-        f"✓ TMDB at {setup.tmdb.base_url}: API key accepted",
-        f"✓ Jellyfin {JELLYFIN_VERSION} at {setup.jellyfin.url}: API key accepted",
+        f"✓ TMDB at {qbt_setup.tmdb.base_url}: API key accepted",
+        f"✓ Jellyfin {JELLYFIN_VERSION} at {qbt_setup.jellyfin.url}: API key accepted",
     ]
     assert no_probe_files(downloads, root / "movies", root / "shows")
 
@@ -207,46 +228,47 @@ async def test_qbittorrent_down(setup: Setup) -> None:
     assert "– hardlink into library.movies: not tested (see above)" in lines
 
 
-async def test_qbittorrent_refuses_a_wrong_password(setup: Setup) -> None:
-    line = the_failure(*await setup.check({"qbittorrent.password": "wrong"}))
+async def test_qbittorrent_refuses_a_wrong_password(qbt_setup: Setup) -> None:
+    line = the_failure(*await qbt_setup.check({"qbittorrent.password": "wrong"}))
     assert line == (
-        f"✗ qBittorrent at {setup.qbt.url}: the username or password was refused — set "
+        f"✗ qBittorrent at {qbt_setup.qbt.url}: the username or password was refused — set "
         "qbittorrent.username and qbittorrent.password (or JELLYBIT_QBITTORRENT_PASSWORD) "
         "to the Web UI's login"
     )
 
 
-async def test_qbittorrent_save_path_goes_through_path_map(setup: Setup) -> None:
-    downloads = str(setup.qbt.downloads_dir)
-    here = setup.root / "downloads-here"
-    line = the_failure(*await setup.check({"qbittorrent.path_map": {downloads: str(here)}}))
+async def test_qbittorrent_save_path_goes_through_path_map(qbt_setup: Setup) -> None:
+    downloads = str(qbt_setup.qbt.downloads_dir)
+    here = qbt_setup.root / "downloads-here"
+    line = the_failure(*await qbt_setup.check({"qbittorrent.path_map": {downloads: str(here)}}))
     assert line.startswith(f"✗ qBittorrent saves into {downloads}, here {here}, which does not")
     assert "qbittorrent.path_map" in line
 
     here.mkdir()
-    code, lines = await setup.check({"qbittorrent.path_map": {downloads: str(here)}})
+    code, lines = await qbt_setup.check({"qbittorrent.path_map": {downloads: str(here)}})
     assert code == 0, lines
     assert f"✓ qBittorrent saves into {downloads}, here {here}" in lines
-    movies = setup.root / "movies"
+    movies = qbt_setup.root / "movies"
     assert f"✓ hardlink from {here} into library.movies {movies} works" in lines
 
 
-async def test_with_automatic_management_the_category_path_is_tested(setup: Setup) -> None:
-    client = setup.qbt.client()
+async def test_with_automatic_management_the_category_path_is_tested(qbt_setup: Setup) -> None:
+    client = qbt_setup.qbt.client()
     category = {"qbittorrent.category": "check-tmm"}
     client.app_set_preferences({"auto_tmm_enabled": True})
     try:
         # The category's folder appears with its first download: until then, the default.
-        code, lines = await setup.check(category)
-        assert f"✓ qBittorrent saves into {setup.qbt.downloads_dir}" in lines, lines
-        elsewhere = setup.root / "category-path"
+        code, lines = await qbt_setup.check(category)
+        assert f"✓ qBittorrent saves into {qbt_setup.qbt.downloads_dir}" in lines, lines
+        elsewhere = qbt_setup.root / "category-path"
         elsewhere.mkdir()
         client.torrents_create_category("check-tmm", save_path=str(elsewhere))
-        code, lines = await setup.check(category)
+        code, lines = await qbt_setup.check(category)
         assert code == 0, lines
         assert f"✓ qBittorrent saves into {elsewhere}" in lines
         assert (
-            f"✓ hardlink from {elsewhere} into library.shows {setup.root / 'shows'} works" in lines
+            f"✓ hardlink from {elsewhere} into library.shows {qbt_setup.root / 'shows'} works"
+            in lines
         )
     finally:
         client.torrents_remove_categories("check-tmm")
