@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from core import clock
-from core.errors import InfohashTakenError, RejectedError
+from core.errors import RejectedError
 from core.ids import Id
-from core.live import hashes_of
 from core.models import Download, NewDownload
 from core.reasons import reason
 from core.states import State
@@ -21,10 +20,6 @@ from tests.support.torrents import MadeTorrent, find_torrent, magnet_for, seed
 from tests.support.torrents import seeder_peer as peer_of
 from worker.ingest import Created
 from worker.qbt import add_accepted
-
-
-def qbt_hashes(qbt: QbtInstance) -> list[tuple[str, ...]]:
-    return sorted(hashes_of(t) for t in qbt.client().torrents_info())
 
 
 def add_directly(running: Running, made: MadeTorrent, seeder: QbtInstance, category: str) -> None:
@@ -171,31 +166,6 @@ async def _listed_by_v2_id(running: Running, made: MadeTorrent) -> bool:
 async def _waiting(running: Running, download_id: Id) -> Download | None:
     download = await running.store.downloads.get_download(download_id)
     return download if download.add_attempts else None
-
-
-async def test_retry_refused_when_another_active_download_owns_the_hash(
-    running: Running, seeder: QbtInstance, tmp_path: Path
-) -> None:
-    made = new_torrent(tmp_path, seeder, "v1")
-    hashes = [made.v1 or ""]
-    new = NewDownload(name=made.name, source="telegram", source_ref=magnet_for(made))
-    first = (await running.store.downloads.create_download_if_no_active(new, hashes)).download
-    await running.store.downloads.move(
-        first.id, State.FAILED, reason=reason("qbt.refused", detail="Fails.")
-    )
-    new_owner = (await running.store.downloads.create_download_if_no_active(new, hashes)).download
-    # The second one waits to be added (as if qBittorrent were down): nothing in qBittorrent.
-    await running.store.tracking.record_add_attempt(
-        new_owner.id, next_add_at="2999-01-01T00:00:00Z"
-    )
-    before = qbt_hashes(running.qbt)
-
-    with pytest.raises(InfohashTakenError) as refused:
-        await running.engine.cases.actions.retry(first.id)
-
-    assert refused.value.owner_id == new_owner.id
-    assert qbt_hashes(running.qbt) == before  # no qBittorrent call was made
-    assert (await running.store.downloads.get_download(first.id)).state == State.FAILED
 
 
 async def test_retry_whose_add_fails_is_rolled_back(

@@ -1,0 +1,43 @@
+"""The person's actions on a download, against the fake qBittorrent (what reaches
+qBittorrent of a retry or a cancel is tests/integration/test_lifecycle.py's)."""
+
+from pathlib import Path
+
+import pytest
+
+from core.errors import InfohashTakenError
+from core.live import hashes_of
+from core.models import NewDownload
+from core.reasons import reason
+from core.states import State
+from tests.support.house import Running
+from tests.support.torrents import magnet_for, make_content, make_torrent
+
+
+def _listed(running: Running) -> list[tuple[str, ...]]:
+    return sorted(hashes_of(t) for t in running.qbt.client().torrents_info())
+
+
+async def test_retry_refused_when_another_active_download_owns_the_hash(
+    running: Running, tmp_path: Path
+) -> None:
+    made = make_torrent(make_content(tmp_path, "Heat.1995.1080p.mkv", 64 * 1024, seed=95), "v1")
+    hashes = [made.v1 or ""]
+    new = NewDownload(name=made.name, source="telegram", source_ref=magnet_for(made))
+    first = (await running.store.downloads.create_download_if_no_active(new, hashes)).download
+    await running.store.downloads.move(
+        first.id, State.FAILED, reason=reason("qbt.refused", detail="Fails.")
+    )
+    new_owner = (await running.store.downloads.create_download_if_no_active(new, hashes)).download
+    # The second one waits to be added (as if qBittorrent were down): nothing in qBittorrent.
+    await running.store.tracking.record_add_attempt(
+        new_owner.id, next_add_at="2999-01-01T00:00:00Z"
+    )
+    before = _listed(running)
+
+    with pytest.raises(InfohashTakenError) as refused:
+        await running.engine.cases.actions.retry(first.id)
+
+    assert refused.value.owner_id == new_owner.id
+    assert _listed(running) == before  # no qBittorrent call was made
+    assert (await running.store.downloads.get_download(first.id)).state == State.FAILED
