@@ -70,7 +70,9 @@ def _plain_tracebacks() -> None:
 # qBittorrent version (its tests share that version's qbittorrent-nox, and the 4.5 and
 # 5.x halves of a long module run side by side). The longest scopes start first, so that
 # no worker is left with one of them at the end while the others idle: the run's wall
-# time is its longest worker's.
+# time is its longest worker's. Scopes of under ~8 s (wall, in a full run) follow in
+# file order: they fill the end (with only the first 15 here, tests/worker/test_import.py
+# alone ran the last 20 s of a run, one core idle).
 LONGEST_FIRST = (
     "integration/test_crash.py[qbt4.5]",
     "core/test_recognition_sets.py",
@@ -86,7 +88,24 @@ LONGEST_FIRST = (
     "integration/test_shutdown.py[qbt4.5]",
     "integration/test_shutdown.py[qbt5]",
     "contract/test_qbittorrent.py",
+    "bot/test_front_door.py",
+    "bot/test_chat.py",
+    "web/test_api.py",
+    "worker/test_import.py",
+    "web/test_review_flow.py",
+    "bot/test_inbox.py",
+    "web/test_browser.py",
+    "test_harness.py[qbt5]",
+    "test_harness.py[qbt4.5]",
     "jellybit/test_cli.py",
+    "web/test_pages.py",
+    "core/test_torrent_file.py",
+    "worker/test_recognition_layout.py",
+    "bot/test_update_shapes.py",
+    "jellybit/test_check.py[qbt5]",
+    "jellybit/test_check.py[qbt4.5]",
+    "sandbox/test_fake_telegram.py",
+    "bot/test_supervision.py",
 )
 _VERSION = re.compile(r"\[(?:.*-)?(qbt[\d.]+)(?:-.*)?\]$")
 
