@@ -74,7 +74,7 @@ class I18n:
         return self.default
 
 
-@cache  # read-only once built: every I18n of the process shares it (~10 ms a build)
+@cache  # read-only once built: every I18n of the process shares it (~15 ms a build)
 def _load(language: Language) -> gettext.NullTranslations:
     catalog_file = resources.files("common") / "locales" / language / "LC_MESSAGES" / f"{DOMAIN}.po"
     if not catalog_file.is_file():

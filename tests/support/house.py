@@ -24,6 +24,7 @@ from core.config import (
     WebSettings,
 )
 from core.ids import Id
+from core.live import hashes_of
 from jellybit.app import Application, Tuning, build_application
 from sandbox.qbittorrent import free_port
 from store import Store
@@ -204,6 +205,11 @@ async def eventually(
 async def history(store: Store, download_id: Id) -> list[str]:
     """The states a download went through, in order."""
     return [t.to_state for t in await store.downloads.list_transitions(download_id)]
+
+
+def listed_hashes(running: Running) -> list[tuple[str, ...]]:
+    """The hashes of every torrent qBittorrent lists: what a test sees change, or not."""
+    return sorted(hashes_of(t) for t in running.qbt.client().torrents_info())
 
 
 UNREACHABLE = QbittorrentSettings(url="http://127.0.0.1:9", poll_interval=0.2)

@@ -6,16 +6,11 @@ from pathlib import Path
 import pytest
 
 from core.errors import InfohashTakenError
-from core.live import hashes_of
 from core.models import NewDownload
 from core.reasons import reason
 from core.states import State
-from tests.support.house import Running
+from tests.support.house import Running, listed_hashes
 from tests.support.torrents import magnet_for, make_content, make_torrent
-
-
-def _listed(running: Running) -> list[tuple[str, ...]]:
-    return sorted(hashes_of(t) for t in running.qbt.client().torrents_info())
 
 
 async def test_retry_refused_when_another_active_download_owns_the_hash(
@@ -33,11 +28,11 @@ async def test_retry_refused_when_another_active_download_owns_the_hash(
     await running.store.tracking.record_add_attempt(
         new_owner.id, next_add_at="2999-01-01T00:00:00Z"
     )
-    before = _listed(running)
+    before = listed_hashes(running)
 
     with pytest.raises(InfohashTakenError) as refused:
         await running.engine.cases.actions.retry(first.id)
 
     assert refused.value.owner_id == new_owner.id
-    assert _listed(running) == before  # no qBittorrent call was made
+    assert listed_hashes(running) == before  # no qBittorrent call was made
     assert (await running.store.downloads.get_download(first.id)).state == State.FAILED

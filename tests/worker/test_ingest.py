@@ -2,16 +2,23 @@
 nothing, neither in the store nor in qBittorrent (here the fake: refusing them is
 jellybit's, not qBittorrent's)."""
 
+from collections.abc import Awaitable
+
 import pytest
 
-from tests.support.house import Running
-from worker.ingest import Rejected
+from tests.support.house import Running, listed_hashes
+from worker.ingest import IngestResult, Rejected
 
 MiB = 1024 * 1024
 
 
-def _listed(running: Running) -> list[str]:
-    return sorted(str(t["hash"]) for t in running.qbt.client().torrents_info())
+async def refused_and_nothing_changed(running: Running, ingest: Awaitable[IngestResult]) -> None:
+    before = listed_hashes(running)
+    result = await ingest
+    assert isinstance(result, Rejected)
+    assert result.reason
+    assert await running.store.downloads.list_downloads() == []
+    assert listed_hashes(running) == before
 
 
 @pytest.mark.parametrize(
@@ -28,12 +35,8 @@ def _listed(running: Running) -> list[str]:
 async def test_garbage_magnets_are_rejected_and_nothing_is_stored(
     running: Running, garbage: str
 ) -> None:
-    before = _listed(running)
-    result = await running.engine.cases.ingest.magnet(garbage, source="telegram")
-    assert isinstance(result, Rejected)
-    assert result.reason
-    assert await running.store.downloads.list_downloads() == []
-    assert _listed(running) == before
+    ingest = running.engine.cases.ingest.magnet(garbage, source="telegram")
+    await refused_and_nothing_changed(running, ingest)
 
 
 @pytest.mark.parametrize(
@@ -49,9 +52,5 @@ async def test_garbage_magnets_are_rejected_and_nothing_is_stored(
     ids=["empty", "text", "info-int", "deep", "no-pieces", "huge"],
 )
 async def test_garbage_torrent_files_are_rejected(running: Running, garbage: bytes) -> None:
-    before = _listed(running)
-    result = await running.engine.cases.ingest.torrent_file(garbage, source="telegram")
-    assert isinstance(result, Rejected)
-    assert result.reason
-    assert await running.store.downloads.list_downloads() == []
-    assert _listed(running) == before
+    ingest = running.engine.cases.ingest.torrent_file(garbage, source="telegram")
+    await refused_and_nothing_changed(running, ingest)
