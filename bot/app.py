@@ -85,7 +85,7 @@ class TelegramFrontDoor:
     ) -> "TelegramFrontDoor":
         """``posters``: TMDB's image host when TMDB is the metadata provider."""
         bot = bot or make_bot(settings)
-        views = Views(bot, store, links, posters)
+        views = Views(bot, store, links, i18n, posters)
         dispatcher = Dispatcher(
             store=store,
             ingest=cases.ingest,
@@ -97,12 +97,12 @@ class TelegramFrontDoor:
         dispatcher.update.outer_middleware(AccessMiddleware(settings.allowed_users))
         dispatcher.update.outer_middleware(LanguageMiddleware(i18n, store))
         dispatcher.include_routers(*routers())
-        notifier = Notifier(store, views, i18n, settings.allowed_users)
+        notifier = Notifier(store, views, settings.allowed_users)
         return cls(
             bot=bot,
             dispatcher=dispatcher,
             views=views,
-            status=StatusUpdater(store, views, i18n),
+            status=StatusUpdater(store, views),
             notifier=notifier,
             inbox=UpdateInbox(
                 bot, dispatcher, store, settings.allowed_users, i18n, notifier.wake.set

@@ -20,20 +20,16 @@ from aiogram.exceptions import (
 )
 
 from bot.sender import send
-from bot.texts import notification_text, system_text
+from bot.texts import adopted_text, system_text
 from bot.views import Views
-from common.explain import reason_text
-from common.i18n import I18n
 from common.logs import get_logger
 from core import clock
 from core.ids import Id
-from core.models import Notification
-from core.notifications import REPLY, SYSTEM
-from core.reasons import Reason
-from core.states import State
+from core.models import Download, Notification
+from core.notifications import ADOPTED, ANNOUNCED, REPLY, SYSTEM
 from store import Store
 from store.inbox import Reply
-from store.telegram import BotMessage
+from store.telegram import BotMessage, Role
 from worker.pacing import Loop
 
 TICK = 1.0
@@ -42,12 +38,9 @@ FLUSH_WITHIN = 3.0  # at stop: send what is due, without holding up the exit
 
 
 class Notifier:
-    def __init__(
-        self, store: Store, views: Views, i18n: I18n, allowed_users: tuple[int, ...]
-    ) -> None:
+    def __init__(self, store: Store, views: Views, allowed_users: tuple[int, ...]) -> None:
         self._store = store
         self._views = views
-        self._i18n = i18n
         self._allowed = allowed_users
         self.wake = asyncio.Event()
         self.loop = Loop("outbox", self.tick, interval=TICK, wake=self.wake)
@@ -114,12 +107,12 @@ class Notifier:
         if download is None and notification.kind not in SYSTEM and notification.kind != REPLY:
             await self._mark_sent(notification, None)  # nothing left to tell
             return 0
-        tx = self._i18n.texts(await self._store.telegram.chat_language(chat_id))
         try:
             if notification.kind == REPLY:
                 reply = _reply(notification, download)
                 message, about = await self._views.send_reply(chat_id, reply)
             elif download is None:
+                tx = await self._views.texts_for(chat_id)
                 text = system_text(tx, notification.kind, notification.payload)
                 message = await send(
                     "send_message",
@@ -128,25 +121,15 @@ class Notifier:
                     chat_id=chat_id,
                 )
                 about = None
-            else:
-                stored = str(notification.payload.get("reason", ""))
-                review = None
-                asked = Reason.loads(stored)
-                why = reason_text(tx, asked)
-                # Which title it is ("review.…"); a layout question (the library has a
-                # copy, a file in the way) is answered on the card, not by a pick.
-                picking = asked is not None and asked.code.startswith("review.")
-                if notification.kind == "review" and download.state == State.REVIEW and picking:
-                    review = await self._views.send_review(chat_id, download, tx, why)
-                elif notification.kind == "done":
-                    review = await self._views.send_done(chat_id, download, tx, why)
-                if review is None:
-                    text = notification_text(tx, notification.kind, download, stored)
-                    notice = self._views.status_reply(
-                        tx, chat_id, download, text=text, role="notification"
-                    )
-                    review = await self._views.send_reply(chat_id, notice)
-                message, about = review
+            elif _still_news(notification.kind, download):
+                tx = await self._views.texts_for(chat_id)
+                view = await self._views.view_of(tx, chat_id, download)
+                if notification.kind == ADOPTED:
+                    view = view.headed(adopted_text(tx))
+                message, about = await self._views.send_view(chat_id, download, view)
+            else:  # it moved on meanwhile: its message shows that by an edit
+                await self._mark_sent(notification, None)
+                return 0
         except (TelegramNetworkError, TelegramServerError, TelegramRetryAfter) as error:
             delay = _retry_delay(notification.attempts, error)
             await self._store.outbox.mark_failed(
@@ -161,6 +144,8 @@ class Notifier:
             return 0
         await self._mark_sent(notification, message.message_id, about)
         log.info("notification.sent", kind=notification.kind, chat_id=chat_id)
+        if about is not None and about.role == Role.STATUS:
+            await self._views.retire(chat_id)  # the message this one supersedes
         return 1
 
     async def _mark_sent(
@@ -169,6 +154,13 @@ class Notifier:
         await self._store.outbox.mark_sent(notification.id, message_id, about)
         if notification.chat_id is not None:
             self._done_upto[notification.chat_id] = notification.id
+
+
+def _still_news(kind: str, download: Download) -> bool:
+    """A change announced is still the download's state (a stuck one that moved on
+    by itself, or that the person retried meanwhile, is not news any more)."""
+    state = next((state for state, announced in ANNOUNCED.items() if announced == kind), None)
+    return state is None or download.state == state
 
 
 def _reply(notification: Notification, download: object) -> Reply:

@@ -1,9 +1,10 @@
-"""Keeps each download's status message current, within Telegram's limits.
+"""Keeps each download's one message current, within Telegram's limits.
 
 Every second at most one edit per chat (Telegram allows about one message a
 second in a private chat), each message at most every ``MIN_INTERVAL``
-seconds, the stalest first; an edit only when the text or buttons changed.
-A 429 pauses that chat for ``retry_after``.
+seconds, the stalest first; an edit only when the text, buttons or poster
+changed. A 429 pauses that chat for ``retry_after``. Each tick first deletes the
+messages a newer one superseded that the notifier did not get to (``Views.retire``).
 """
 
 import asyncio
@@ -12,7 +13,6 @@ from datetime import timedelta
 from aiogram.exceptions import TelegramAPIError, TelegramRetryAfter
 
 from bot.views import Views
-from common.i18n import I18n
 from common.logs import for_download
 from core import clock
 from store import Store
@@ -24,10 +24,9 @@ TICK = 1.0
 
 
 class StatusUpdater:
-    def __init__(self, store: Store, views: Views, i18n: I18n) -> None:
+    def __init__(self, store: Store, views: Views) -> None:
         self._store = store
         self._views = views
-        self._i18n = i18n
         self._paused_until: dict[int, float] = {}
         self.loop = Loop("status", self.tick, interval=TICK)
 
@@ -36,6 +35,7 @@ class StatusUpdater:
 
     async def tick(self) -> int:
         """Edit what is due; returns how many messages were edited."""
+        await self._views.retire()
         before = clock.shifted(-MIN_INTERVAL)
         due = await self._store.telegram.status_messages_due(before)
         edited, served = 0, set()
@@ -47,16 +47,16 @@ class StatusUpdater:
         return edited
 
     async def _edit(self, message: StatusMessage) -> int:
-        language = await self._store.telegram.chat_language(message.chat_id)
-        tx = self._i18n.texts(language)
+        tx = await self._views.texts_for(message.chat_id)
         try:
-            changed = await self._views.show_current(
+            changed = await self._views.show(
                 tx,
                 message.chat_id,
                 message.message_id,
                 message.chat_id,
                 message.download,
-                message.shown,
+                shown=message.shown,
+                photo=message.photo,
             )
         except TelegramRetryAfter as error:
             self._paused_until[message.chat_id] = clock.monotonic() + error.retry_after
@@ -67,12 +67,12 @@ class StatusUpdater:
             )
             # Show it as current anyway: retrying a refused edit every second helps no one.
             await self._store.telegram.mark_shown(
-                message.chat_id, message.message_id, message.shown or ""
+                message.chat_id, message.message_id, message.shown or "", message.photo
             )
             return 0
         if not changed:  # same text: only the rate-limit clock moves
             await self._store.telegram.mark_shown(
-                message.chat_id, message.message_id, message.shown or ""
+                message.chat_id, message.message_id, message.shown or "", message.photo
             )
         return int(changed)
 

@@ -2,6 +2,7 @@
 
 import sqlite3
 from dataclasses import dataclass
+from enum import StrEnum
 
 import aiosqlite
 
@@ -14,43 +15,65 @@ from store.download_rows import load_downloads
 from store.rows import fetch_all, fetch_one
 
 
+class Role(StrEnum):
+    """What a message about a download is to it. A download has one message per
+    chat, its ``STATUS``; a newer one supersedes it (the older is then deleted from
+    the chat, or, once Telegram no longer lets the bot delete it, ``MOVED``: kept,
+    so that a reply to it still adds a hint). ``REPLY``: an answer that mentions
+    the download (a hint confirmed). ``NOTIFICATION``: a notice of an older jellybit."""
+
+    STATUS = "status"
+    REPLY = "reply"
+    SUPERSEDED = "superseded"
+    MOVED = "moved"
+    NOTIFICATION = "notification"
+
+
 @dataclass(frozen=True)
 class BotMessage:
-    """A message the bot sent about a download (``role``: status, reply, notification)."""
+    """A message the bot sent about a download (``role``: one of the roles above);
+    ``shown``: what it shows (``Views``' key); ``photo``: its poster's URL, None for
+    a text message."""
 
     chat_id: int
     message_id: int
     download_id: Id
-    role: str
+    role: Role
     shown: str | None = None
+    photo: str | None = None
 
 
 async def remember_message(conn: aiosqlite.Connection, message: BotMessage) -> None:
-    """Inside a write transaction: a message the bot sent about a download; the
-    status one also becomes the download's ``message_id``."""
+    """Inside a write transaction: a message the bot sent about a download. A status
+    message supersedes the download's earlier one in that chat (one message per
+    download) and becomes the download's ``message_id`` in its own chat."""
     now = clock.now()
+    params = {
+        "chat_id": message.chat_id,
+        "message_id": message.message_id,
+        "download_id": message.download_id,
+        "role": message.role,
+        "shown": message.shown,
+        "photo": message.photo,
+        "now": now,
+    }
     await conn.execute(
         """INSERT OR REPLACE INTO telegram_message
-            (chat_id, message_id, download_id, role, shown, shown_at, created_at)
-        VALUES (:chat_id, :message_id, :download_id, :role, :shown, :now, :now)""",
-        {
-            "chat_id": message.chat_id,
-            "message_id": message.message_id,
-            "download_id": message.download_id,
-            "role": message.role,
-            "shown": message.shown,
-            "now": now,
-        },
+            (chat_id, message_id, download_id, role, shown, shown_at, photo, created_at)
+        VALUES (:chat_id, :message_id, :download_id, :role, :shown, :now, :photo, :now)""",
+        params,
     )
-    if message.role == "status":
+    if message.role == Role.STATUS:
         await conn.execute(
-            """UPDATE download SET chat_id = :chat_id, message_id = :message_id
-            WHERE id = :id""",
-            {
-                "chat_id": message.chat_id,
-                "message_id": message.message_id,
-                "id": message.download_id,
-            },
+            """UPDATE telegram_message SET role = 'superseded'
+            WHERE download_id = :download_id AND chat_id = :chat_id AND role = 'status'
+              AND message_id != :message_id""",
+            params,
+        )
+        await conn.execute(
+            """UPDATE download SET message_id = :message_id
+            WHERE id = :download_id AND chat_id = :chat_id""",
+            params,
         )
 
 
@@ -59,6 +82,7 @@ class StatusMessage:
     chat_id: int
     message_id: int
     shown: str | None
+    photo: str | None
     download: Download
 
 
@@ -92,29 +116,101 @@ class TelegramState:
 
     async def status_messages_due(self, shown_before: str) -> list[StatusMessage]:
         """Status messages whose download changed since they were last shown,
-        not shown since ``shown_before`` (edits are rate-limited)."""
+        not shown since ``shown_before`` (edits are rate-limited). Not while a message
+        about the download waits in the chat's outbox: that one is sent anew and
+        supersedes it."""
         rows = await fetch_all(
             self._db.reader,
-            """SELECT m.chat_id, m.message_id, m.shown, m.download_id
+            """SELECT m.chat_id, m.message_id, m.shown, m.photo, m.download_id
             FROM telegram_message AS m JOIN download AS d ON d.id = m.download_id
             WHERE m.role = 'status' AND d.updated_at >= m.shown_at AND m.shown_at <= :before
+              AND NOT EXISTS (
+                SELECT 1 FROM outbox AS o
+                WHERE o.sent_at IS NULL AND o.download_id = m.download_id
+                  AND (o.chat_id IS NULL OR o.chat_id = m.chat_id))
             ORDER BY m.shown_at""",
             {"before": shown_before},
         )
         downloads = await load_downloads(self._db.reader, (row["download_id"] for row in rows))
         return [
             StatusMessage(
-                row["chat_id"], row["message_id"], row["shown"], downloads[row["download_id"]]
+                row["chat_id"],
+                row["message_id"],
+                row["shown"],
+                row["photo"],
+                downloads[row["download_id"]],
             )
             for row in rows
         ]
 
-    async def mark_shown(self, chat_id: int, message_id: int, shown: str) -> None:
+    async def message(self, chat_id: int, message_id: int) -> BotMessage | None:
+        row = await fetch_one(
+            self._db.reader,
+            """SELECT download_id, role, shown, photo FROM telegram_message
+            WHERE chat_id = :chat_id AND message_id = :message_id""",
+            {"chat_id": chat_id, "message_id": message_id},
+        )
+        if row is None:
+            return None
+        return BotMessage(
+            chat_id, message_id, Id(row["download_id"]), Role(row["role"]), row["shown"],
+            row["photo"],
+        )  # fmt: skip
+
+    async def superseded(self, chat_id: int | None = None) -> list[BotMessage]:
+        """Messages a download's newer message superseded (of one chat, or all): to
+        delete from the chat."""
+        rows = await fetch_all(
+            self._db.reader,
+            """SELECT chat_id, message_id, download_id, shown, photo FROM telegram_message
+            WHERE role = 'superseded' AND (:chat_id IS NULL OR chat_id = :chat_id)
+            ORDER BY created_at LIMIT 50""",
+            {"chat_id": chat_id},
+        )
+        return [
+            BotMessage(
+                r["chat_id"],
+                r["message_id"],
+                Id(r["download_id"]),
+                Role.SUPERSEDED,
+                r["shown"],
+                r["photo"],
+            )
+            for r in rows
+        ]
+
+    async def retire(self, chat_id: int, message_id: int, *, deleted: bool) -> None:
+        """A superseded message is gone from the chat (forgotten), or stays there
+        (``MOVED``: Telegram no longer lets the bot delete it)."""
+        params = {"chat_id": chat_id, "message_id": message_id}
+        async with self._db.write() as conn:
+            if deleted:
+                await conn.execute(
+                    """DELETE FROM telegram_message
+                    WHERE chat_id = :chat_id AND message_id = :message_id""",
+                    params,
+                )
+            else:
+                await conn.execute(
+                    """UPDATE telegram_message SET role = 'moved'
+                    WHERE chat_id = :chat_id AND message_id = :message_id""",
+                    params,
+                )
+
+    async def mark_shown(
+        self, chat_id: int, message_id: int, shown: str, photo: str | None
+    ) -> None:
         async with self._db.write() as conn:
             await conn.execute(
-                """UPDATE telegram_message SET shown = :shown, shown_at = :now
+                """UPDATE telegram_message SET shown = :shown, shown_at = :now, photo = :photo
                 WHERE chat_id = :chat_id AND message_id = :message_id""",
-                {"chat_id": chat_id, "message_id": message_id, "shown": shown, "now": clock.now()},
+                {
+                    "chat_id": chat_id,
+                    "message_id": message_id,
+                    "shown": shown,
+                    "photo": photo,
+                    "now": clock.now(),
+                },
             )
 
     async def set_chat_language(self, chat_id: int, language: str) -> None:

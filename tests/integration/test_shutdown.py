@@ -201,7 +201,7 @@ async def test_the_outbox_sends_what_is_due_when_stopping(tmp_path: Path) -> Non
         settings = TelegramSettings(token=tg.token, allowed_users=(ALICE,), api_base=tg.base_url)
         bot = make_bot(settings)
         links = Links("http://127.0.0.1:8090", b"secret")
-        notifier = Notifier(store, Views(bot, store, links), I18n("en"), (ALICE,))
+        notifier = Notifier(store, Views(bot, store, links, I18n("en")), (ALICE,))
         stop = asyncio.Event()
         stop.set()  # stopping already: the loop never ticks, only the last send runs
         try:
