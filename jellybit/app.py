@@ -9,6 +9,7 @@ import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from aiohttp import web
 
@@ -23,6 +24,7 @@ from jellybit.secrets import web_secret
 from store import Store
 from web import api, metrics, pages
 from web.app import Setup, WebDeps, build_web_app
+from worker.cpu import release_before_exit
 from worker.engine import Engine, UseCases
 from worker.poller import FULL_RESYNC_EVERY
 from worker.supervisor import Part, Supervisor
@@ -52,6 +54,8 @@ class Tuning:
     full_resync_every: float = FULL_RESYNC_EVERY  # seconds between the poller's full listings
     outage_notice: float = OUTAGE_NOTICE  # seconds of qBittorrent silence before people are told
     web_parts: tuple[Setup, ...] = ()  # more routes (the sandbox's /sandbox page)
+    # Run (quickly) before an exit that skips the cleanup: the sandbox's qbittorrent-nox.
+    before_exit_now: tuple[Callable[[], None], ...] = ()
     # Each background part passes through this (tests: a part whose first run fails).
     wrap_part: Callable[[Part], Part] = field(default=lambda part: part)
 
@@ -147,7 +151,7 @@ async def build_application(settings: Settings, *, tuning: Tuning = Tuning()) ->
     public_url = settings.web.public_url
     tmdb = metadata.provider == "tmdb" and bool(metadata.tmdb_api_key)
     telegram = TelegramFrontDoor.build(
-        settings.telegram, store, engine.cases, i18n, Links(public_url, secret),
+        settings.telegram, store, engine.cases, i18n, Links(public_url, secret, search=tmdb),
         posters=metadata.tmdb_images if tmdb else "",
     )  # fmt: skip
     parts = [*engine.parts(), *telegram.parts(public_url=public_url, web_secret=secret)]
@@ -171,8 +175,9 @@ async def build_application(settings: Settings, *, tuning: Tuning = Tuning()) ->
 class _Signals:
     """The first SIGINT/SIGTERM sets ``stop``; a second one exits at once."""
 
-    def __init__(self, stop: asyncio.Event) -> None:
+    def __init__(self, stop: asyncio.Event, before_exit: tuple[Callable[[], None], ...]) -> None:
         self.stop = stop
+        self.before_exit = before_exit
         self.backstop: threading.Timer | None = None
 
     def handle(self, signum: signal.Signals) -> None:
@@ -181,7 +186,7 @@ class _Signals:
             # and the interpreter's join of busy threads. Nothing to save: every
             # accepted change is committed, and SQLite's WAL survives an abrupt exit.
             get_logger().warning("jellybit.exit_now", signal=signum.name)
-            os._exit(128 + signum)
+            self._exit(128 + signum)
         get_logger().info("jellybit.stopping", signal=signum.name)
         self.stop.set()
         # A thread, not the loop: it fires even when exit waits on a thread busy
@@ -194,10 +199,19 @@ class _Signals:
         if self.backstop is not None:
             self.backstop.cancel()
 
-    @staticmethod
-    def _abandon() -> None:
+    def _abandon(self) -> None:
         get_logger().warning("jellybit.stop_forced", after_s=STOP_WITHIN)
-        os._exit(0)
+        self._exit(0)
+
+    def _exit(self, code: int) -> NoReturn:
+        """os._exit, after what must not outlive jellybit: the sandbox's qbittorrent-nox
+        (``Tuning.before_exit_now``) and the CPU pool's named semaphores."""
+        try:
+            for hook in self.before_exit:
+                hook()
+            release_before_exit()
+        finally:
+            os._exit(code)
 
 
 async def run_application(settings: Settings, *, tuning: Tuning = Tuning()) -> int:
@@ -207,7 +221,7 @@ async def run_application(settings: Settings, *, tuning: Tuning = Tuning()) -> i
     log = get_logger()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    signals = _Signals(stop)
+    signals = _Signals(stop, tuning.before_exit_now)
     for signum in SIGNALS:
         loop.add_signal_handler(signum, signals.handle, signum)
     application = await build_application(settings, tuning=tuning)

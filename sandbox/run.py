@@ -29,7 +29,13 @@ from core.config import (
 from jellybit.app import Tuning, run_application
 from sandbox.botapi import BotApiServer
 from sandbox.page import SandboxChat
-from sandbox.qbittorrent import QBITTORRENT_NOX, QbtInstance, free_port, new_qbittorrent
+from sandbox.qbittorrent import (
+    QBITTORRENT_NOX,
+    QbtInstance,
+    free_port,
+    new_qbittorrent,
+    stop_all_now,
+)
 from sandbox.samples import Sample, seed_samples
 from store.migrate import migrate
 
@@ -57,11 +63,12 @@ async def run_sandbox(data_dir: Path) -> int:
         async with BotApiServer(token=TOKEN, bot_username=BOT_USERNAME, state=state) as telegram:
             language = _language(os.environ)
             person = telegram.user(PERSON_ID, first_name="Sandbox", language_code=language)
-            settings = sandbox_settings(data_dir, qbt, telegram.base_url, language, _web_port())
+            settings = sandbox_settings(data_dir, qbt, telegram.base_url, language, web_port())
             migrate(settings.database_path)
             _announce(settings, data_dir)
             chat = SandboxChat(person, samples)
-            return await run_application(settings, tuning=Tuning(web_parts=(chat.setup,)))
+            tuning = Tuning(web_parts=(chat.setup,), before_exit_now=(stop_all_now,))
+            return await run_application(settings, tuning=tuning)
     finally:
         await asyncio.to_thread(_stop, started)
 
@@ -117,13 +124,17 @@ def _language(env: Mapping[str, str]) -> Language:
     return "ru" if locale.startswith("ru") else "en"
 
 
-def _web_port() -> int:
+def web_port(preferred: int = WEB_PORT) -> int:
+    """``preferred`` when no one listens on it, else a free port. The probe binds as the
+    web server will (SO_REUSEADDR, as aiohttp does): the last run's connections waiting
+    in TIME_WAIT do not take the port, so a restart keeps it and open tabs keep working."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            probe.bind(("127.0.0.1", WEB_PORT))
+            probe.bind(("127.0.0.1", preferred))
         except OSError:
             return free_port()
-    return WEB_PORT
+    return preferred
 
 
 def _announce(settings: Settings, data_dir: Path) -> None:

@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import get_context
+from multiprocessing import get_context, util
 from typing import TypeVar
 
 from worker.pacing import sleep_until
@@ -75,3 +75,11 @@ class CpuPool:
 
     async def close(self) -> None:
         await asyncio.to_thread(self._pool.shutdown, wait=True, cancel_futures=True)
+
+
+def release_before_exit() -> None:
+    """Before an ``os._exit``: unlink the pool's named semaphores (its queues' locks) as
+    the interpreter's exit would. Otherwise the resource tracker, which outlives
+    jellybit, unlinks them and prints "There appear to be 5 leaked semaphore objects".
+    The workers end by themselves once jellybit is gone (``exit_with_jellybit``)."""
+    util._run_finalizers(0)  # type: ignore[attr-defined]  # what atexit runs first

@@ -7,6 +7,7 @@ taps through ``/sandbox`` in Chromium on a phone viewport."""
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -20,6 +21,7 @@ from playwright.async_api import Locator, Page, async_playwright
 from core.torrent_file import parse_torrent_file
 from sandbox.page import message_html
 from sandbox.qbittorrent import QbtInstance, new_qbittorrent, pid_alive
+from sandbox.run import web_port
 from sandbox.samples import SAMPLES
 from sandbox.torrents import make_content, make_v1_torrent
 from tests.web.test_browser import ARGS, CHROMIUM, PHONE, shoot
@@ -36,13 +38,16 @@ WAIT_MS = 60_000  # Playwright's waits for the chat: a real download and import
 # --- the whole way, as a person ------------------------------------------------------------
 
 
-def start_sandbox(cwd: Path, log_name: str) -> subprocess.Popen[bytes]:
-    """``jellybit run`` in ``cwd``, logging to ``cwd / log_name``."""
+def start_sandbox(
+    cwd: Path, log_name: str, wrapper: tuple[str, ...] = ()
+) -> subprocess.Popen[bytes]:
+    """``jellybit run`` in ``cwd`` (under ``wrapper``: ``timeout`` say), logging to
+    ``cwd / log_name``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JELLYBIT_", "LC_"))}
     env |= {"LANG": "C.UTF-8", "PYTHONPATH": str(ROOT)}  # an English-speaking machine
     with (cwd / log_name).open("wb") as log:
         return subprocess.Popen(
-            [sys.executable, "-m", "jellybit", "run"],
+            [*wrapper, sys.executable, "-m", "jellybit", "run"],
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -166,6 +171,78 @@ def _qbittorrent_pids(cwd: Path) -> list[int]:
         int(path.read_text())
         for path in sorted((cwd / "var" / "sandbox").glob("*/qbittorrent-nox.pid"))
     ]
+
+
+@pytest.mark.parametrize("how", ["Ctrl-C twice", "timeout"])
+def test_a_second_signal_exits_at_once_and_leaves_no_process_behind(
+    tmp_path: Path, how: str
+) -> None:
+    """A second SIGINT while stopping exits at once (os._exit): it still stops both
+    qbittorrent-nox, and unlinks the CPU pool's semaphores (else multiprocessing's
+    resource tracker warns of "leaked semaphore objects"). ``timeout`` signals its
+    command and then its whole process group: jellybit may get the signal twice."""
+    wrapper = ("timeout", "600") if how == "timeout" else ()
+    process = start_sandbox(tmp_path, "jellybit.log", wrapper)
+    log = tmp_path / "jellybit.log"
+    try:
+        _wait_for_banner(process, log)
+        jellybit = _children(process.pid)[0] if wrapper else process.pid
+        left = _descendants(jellybit)  # qbittorrent-nox x2, fork server, tracker, workers
+        assert set(_qbittorrent_pids(tmp_path)) <= set(left)
+        if wrapper:
+            process.send_signal(signal.SIGTERM)  # as when its time is up
+        else:
+            process.send_signal(signal.SIGINT)
+            time.sleep(0.05)  # handled as the second one, while stopping
+            process.send_signal(signal.SIGINT)
+        code = process.wait(STOP_WITHIN)
+        deadline = time.monotonic() + 10
+        while [pid for pid in left if pid_alive(pid)] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        text = log.read_text(errors="replace")
+        assert [pid for pid in left if pid_alive(pid)] == [], text[-3000:]
+        if wrapper:  # timeout exits with its command's code: a graceful stop (the two
+            # signals arrived as one) or an exit now
+            assert code in (0, 128 + signal.SIGTERM)
+        else:
+            assert code == 128 + signal.SIGINT
+            assert "jellybit.exit_now" in text
+        assert "leaked" not in text
+    finally:
+        stop_sandbox(process, tmp_path)
+
+
+def _children(pid: int) -> list[int]:
+    return [
+        int(child)
+        for task in Path(f"/proc/{pid}/task").iterdir()
+        for child in (task / "children").read_text().split()
+    ]
+
+
+def _descendants(pid: int) -> list[int]:
+    found = _children(pid)
+    for child in list(found):
+        found += _descendants(child)
+    return found
+
+
+def test_a_restart_keeps_the_web_port_while_the_last_connections_wait() -> None:
+    """The web port probe binds as the server does (SO_REUSEADDR): connections the
+    last run closed, waiting in TIME_WAIT, do not push a restart onto another port."""
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as aiohttp listens
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert web_port(port) != port  # in use: another port
+        with socket.create_connection(("127.0.0.1", port)) as client:
+            served, _ = listener.accept()
+            served.close()  # the server closes first: its end waits in TIME_WAIT
+            assert client.recv(1) == b""
+    with socket.socket() as plain, pytest.raises(OSError, match="in use"):
+        plain.bind(("127.0.0.1", port))  # the TIME_WAIT is there: a plain bind fails
+    assert web_port(port) == port
 
 
 # --- the parts -----------------------------------------------------------------------------
