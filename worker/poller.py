@@ -366,9 +366,9 @@ def _next_state(download: Download, torrent: Torrent, grew: bool) -> Transition 
     if is_complete(torrent):
         return Transition(state, COMPLETED_TO, reason("qbt.complete"))
     if is_broken(torrent) and state != State.STUCK:
-        return Transition(
-            state, State.STUCK, reason("qbt.error", qbt_state=str(torrent.get("state")))
-        )
+        qbt_state = str(torrent.get("state"))
+        code = "qbt.missing_files" if qbt_state == "missingFiles" else "qbt.error"
+        return Transition(state, State.STUCK, reason(code, qbt_state=qbt_state))
     if state == State.ACCEPTED:
         return Transition(state, State.DOWNLOADING, reason("qbt.seen"))
     if state == State.STUCK and grew and not is_broken(torrent):

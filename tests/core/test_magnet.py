@@ -123,10 +123,10 @@ def test_a_magnet_of_exactly_8_kib_is_accepted() -> None:
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
-        ("", "not a magnet link"),
-        ("https://example.org/x.torrent", "not a magnet link"),
-        ("magnet:xt=urn:btih:" + "a" * 40, "not a magnet link"),
-        ("это Дюна", "not a magnet link"),
+        ("", "This is not a magnet link."),
+        ("https://example.org/x.torrent", "This is not a magnet link."),
+        ("magnet:xt=urn:btih:" + "a" * 40, "This is not a magnet link."),
+        ("это Дюна", "This is not a magnet link."),
         ("magnet:?xt=urn:btih:" + "a" * 39, BTIH_REASON),
         ("magnet:?xt=urn:btih:" + "a" * 41, BTIH_REASON),
         ("magnet:?xt=urn:btih:" + "g" * 40, BTIH_REASON),
@@ -143,7 +143,7 @@ def test_a_magnet_of_exactly_8_kib_is_accepted() -> None:
         ("magnet:?xt=urn:ed2k:31D6CFE0D16AE931B73C59D7E0C089C0", NO_INFOHASH_REASON),
         (
             "magnet:?xt=urn:btih:" + "a" * 40 + "&dn=" + "a" * 8200,
-            "magnet link is longer than 8 KiB",
+            "This link is too long to be a magnet link (over 8 KB).",
         ),
         ("magnet:?xt=urn:btih:" + "a" * 40 + "&xt=urn:btih:" + "b" * 40, SEVERAL_TORRENTS_REASON),
         (

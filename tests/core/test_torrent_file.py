@@ -176,17 +176,17 @@ def without(info: dict[bytes, Any], *keys: bytes) -> dict[bytes, Any]:
 @pytest.mark.parametrize(
     ("data", "reason"),
     [
-        (b"d" * (11 * 1024 * 1024), "torrent file is larger than 10 MiB"),
-        (b"l" * 100_000, "torrent file nests deeper than 64 levels"),
-        (b"l" * 65 + b"e" * 65, "torrent file nests deeper than 64 levels"),
-        (b"", "not a torrent file (invalid bencode)"),
-        (b"<html>not found</html>", "not a torrent file (invalid bencode)"),
-        (b"d4:info", "not a torrent file (invalid bencode)"),
-        (b"d4:infodee-junk", "not a torrent file (invalid bencode)"),
-        (b"i1e", "torrent file has no info dictionary"),
-        (b"de", "torrent file has no info dictionary"),
-        (b"d4:infol4:nameee", "torrent file has no info dictionary"),
-        (b"d4:infoi1ee", "torrent file has no info dictionary"),
+        (b"d" * (11 * 1024 * 1024), "This file is too large to be a .torrent file (over 10 MB)."),
+        (b"l" * 100_000, "This .torrent file is damaged: it is nested too deep."),
+        (b"l" * 65 + b"e" * 65, "This .torrent file is damaged: it is nested too deep."),
+        (b"", "This is not a .torrent file, or it is damaged."),
+        (b"<html>not found</html>", "This is not a .torrent file, or it is damaged."),
+        (b"d4:info", "This is not a .torrent file, or it is damaged."),
+        (b"d4:infodee-junk", "This is not a .torrent file, or it is damaged."),
+        (b"i1e", "This .torrent file is damaged: it does not describe any content."),
+        (b"de", "This .torrent file is damaged: it does not describe any content."),
+        (b"d4:infol4:nameee", "This .torrent file is damaged: it does not describe any content."),
+        (b"d4:infoi1ee", "This .torrent file is damaged: it does not describe any content."),
         (
             b"d4:infod4:name1:a6:lengthi1e12:piece lengthi16384e6:pieces20:" + PIECES + b"ee",
             NOT_CANONICAL_REASON.english(),
@@ -195,39 +195,39 @@ def without(info: dict[bytes, Any], *keys: bytes) -> dict[bytes, Any]:
         (b"d4:infod6:lengthi-0e4:name1:aee", NOT_CANONICAL_REASON.english()),
         (
             torrent(without(v1_single(), b"pieces")),
-            "torrent file has neither v1 pieces nor a v2 file tree",
+            "This .torrent file is damaged: it has no checksums of its content.",
         ),
         (
             torrent(without(v1_single(meta_version=2), b"pieces")),
-            "torrent file has neither v1 pieces nor a v2 file tree",
+            "This .torrent file is damaged: it has no checksums of its content.",
         ),
-        (torrent(v1_single(pieces=b"\x01" * 21)), "torrent file has malformed v1 pieces"),
-        (torrent(v1_single(pieces=[PIECES])), "torrent file has malformed v1 pieces"),
+        (torrent(v1_single(pieces=b"\x01" * 21)), "This .torrent file is damaged: its checksums are broken."),
+        (torrent(v1_single(pieces=[PIECES])), "This .torrent file is damaged: its checksums are broken."),
         (torrent(v1_single(length=-1)), BAD_LENGTH_REASON.english()),
         (torrent(v1_single(length=MAX_CONTENT_BYTES + 1)), BAD_LENGTH_REASON.english()),
         (torrent(v1_single(length=b"5")), BAD_LENGTH_REASON.english()),
         (torrent(without(v1_single(), b"length")), BAD_LENGTH_REASON.english()),
-        (torrent(v1_single(files=b"a")), "torrent file has a malformed file list"),
-        (torrent(v1_single(files=[1])), "torrent file has a malformed file list"),
-        (torrent(v1_single(files=[])), "torrent file lists no files"),
+        (torrent(v1_single(files=b"a")), "This .torrent file is damaged: its list of files is broken."),
+        (torrent(v1_single(files=[1])), "This .torrent file is damaged: its list of files is broken."),
+        (torrent(v1_single(files=[])), "This .torrent file has no files in it."),
         (torrent(v1_single(files=[{b"length": -5, b"path": [b"a"]}])), BAD_LENGTH_REASON.english()),
         (
             torrent(v1_single(files=[{b"length": MAX_CONTENT_BYTES, b"path": [b"a"]}] * 2)),
-            "torrent file describes more than 1 PiB of content",
+            "This torrent claims more than 1 PB of content: it is not real.",
         ),
         (
             torrent(v1_single(meta_version=2, file_tree={b"a": b"b"})),
-            "torrent file has a malformed v2 file tree",
+            "This .torrent file is damaged: its folder tree is broken.",
         ),
-        (torrent(v1_single(meta_version=2, file_tree={})), "torrent file lists no files"),
+        (torrent(v1_single(meta_version=2, file_tree={})), "This .torrent file has no files in it."),
         (
             torrent(v1_single(meta_version=2, file_tree={b"a": {b"": {b"length": -1}}})),
             BAD_LENGTH_REASON.english(),
         ),
-        (torrent(v1_single(name=b"")), "torrent file has no name"),
-        (torrent(v1_single(name=b"\x00\n ")), "torrent file has no name"),
-        (torrent(without(v1_single(), b"name")), "torrent file has no name"),
-        (torrent(v1_single(name=7)), "torrent file has no name"),
+        (torrent(v1_single(name=b"")), "This .torrent file is damaged: the torrent has no name."),
+        (torrent(v1_single(name=b"\x00\n ")), "This .torrent file is damaged: the torrent has no name."),
+        (torrent(without(v1_single(), b"name")), "This .torrent file is damaged: the torrent has no name."),
+        (torrent(v1_single(name=7)), "This .torrent file is damaged: the torrent has no name."),
     ],
     ids=lambda value: value if isinstance(value, str) else f"{len(value)} bytes",
 )
@@ -237,7 +237,7 @@ def test_a_bad_torrent_file_is_refused_with_a_reason(data: bytes, reason: str) -
 
 @pytest.mark.parametrize("end", [-1, -2, -100, 1000, 10])
 def test_a_truncated_torrent_is_invalid_bencode(folder_torrent: bytes, end: int) -> None:
-    assert refusal(folder_torrent[:end]) == "not a torrent file (invalid bencode)"
+    assert refusal(folder_torrent[:end]) == "This is not a .torrent file, or it is damaged."
 
 
 def test_a_torrent_of_exactly_10_mib_is_read_and_one_byte_more_is_not() -> None:
@@ -247,7 +247,7 @@ def test_a_torrent_of_exactly_10_mib_is_read_and_one_byte_more_is_not() -> None:
     at_limit = torrent(v1_single(), comment=b"x" * comment_size)
     assert len(at_limit) == limit
     assert parse_torrent_file(at_limit).name == "movie.mkv"
-    assert refusal(at_limit + b" ") == "torrent file is larger than 10 MiB"
+    assert refusal(at_limit + b" ") == "This file is too large to be a .torrent file (over 10 MB)."
 
 
 def v1_files(count: int, padding: int = 0) -> bytes:

@@ -398,7 +398,7 @@ async def test_a_torrent_upload_is_created_then_a_duplicate(api: Api, tmp_path: 
     assert again["download"]["id"] == body["download"]["id"]
 
     refused = await error_of(await upload(b"d4:spam"), 422, "rejected")
-    assert refused["reason"] == "not a torrent file (invalid bencode)"
+    assert refused["reason"] == "This is not a .torrent file, or it is damaged."
     assert await row_count(api.store, "download") == 1
 
 
