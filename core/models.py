@@ -8,6 +8,10 @@ from core.infohash import Kind
 from core.reasons import Reason
 from core.states import State
 
+# Why a download's files are gone: a layout that cannot find them (a relink after
+# they were deleted), qBittorrent that cannot find them.
+FILES_GONE = frozenset({"layout.missing", "qbt.missing_files"})
+
 
 @dataclass(frozen=True)
 class Infohash:
@@ -57,6 +61,15 @@ class Download:
 
     def hash_values(self) -> tuple[str, ...]:
         return tuple(h.value for h in self.infohashes)
+
+    def files_gone(self) -> bool:
+        """Its files are gone from the disk (deleted, moved away): only downloading
+        it again brings them back (Download again)."""
+        return (
+            self.state in (State.FAILED, State.STUCK)
+            and self.error is not None
+            and self.error.code in FILES_GONE
+        )
 
 
 @dataclass(frozen=True)

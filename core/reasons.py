@@ -48,6 +48,7 @@ TEMPLATES: Mapping[str, str] = {
     "person.retry_failed": N_("Retry failed: {detail}"),
     "person.picked": N_("Title picked by you."),
     "person.relink": N_("Laid out again at your request."),
+    "person.download_again": N_("Downloading again at your request."),
     "person.cancel": N_("Cancelled by you."),
     "person.corrected": N_("Recognized again with your corrections."),
     # Recognition: why a title was taken, or why the person is asked.
@@ -120,7 +121,7 @@ TEMPLATES: Mapping[str, str] = {
     "layout.not_a_name": N_("{name} is not a file name."),
     "layout.outside_download": N_("{name} points outside the download."),
     "layout.outside_library": N_("{target} is outside the library {root}."),
-    "layout.missing": N_("{name} is missing from the download ({path})."),
+    "layout.missing": N_("{name} is no longer on the disk ({path}): press Download again."),
     "layout.unreadable": N_("{name} cannot be read ({path}): {error}."),
     "layout.not_a_file": N_("{name} is not a regular file ({path})."),
     "layout.conflict": N_("{target} already exists and is a different file; it was left as it is."),

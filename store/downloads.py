@@ -176,6 +176,17 @@ class Downloads:
             return None
         return await find_download(self._db.reader, next(iter(owners.values())))
 
+    async def owners_of(self, hashes: Iterable[str]) -> list[Download]:
+        """Every download, in any state, that has any of ``hashes``, newest first,
+        with all its hashes (what ingest knows of a link before it decides)."""
+        wanted = json_list(normalize_infohashes(hashes))
+        sql = f"""SELECT {DOWNLOAD_COLUMNS} FROM download AS d WHERE d.id IN (
+            SELECT h.download_id FROM download_infohash AS h
+            WHERE h.infohash IN (SELECT value FROM json_each(:hashes))) ORDER BY d.id DESC"""
+        return await self._db.read(
+            lambda conn: read_with_hashes(conn, conn.execute(sql, {"hashes": wanted}).fetchall())
+        )
+
     async def list_downloads(
         self,
         query: str = "",

@@ -333,6 +333,21 @@ class Recognitions:
         )
         return [row[0] for row in rows]
 
+    async def title_links(self, download_id: Id) -> list[FileLink]:
+        """The files the other downloads of this download's title have in the library
+        (current and linked): what a file of this one may already be."""
+        rows = await self._db.read(
+            lambda conn: conn.execute(
+                """SELECT l.* FROM file_link l JOIN download d ON d.id = l.download_id
+                WHERE l.removed_at IS NULL AND l.linked_at IS NOT NULL
+                  AND l.download_id != :id AND d.title_id =
+                    (SELECT title_id FROM download WHERE id = :id)
+                ORDER BY l.id""",
+                {"id": download_id},
+            ).fetchall()
+        )
+        return [_link(row) for row in rows]
+
 
 # --- reads, run on the reader thread (``Database.read``) ----------------------
 

@@ -16,7 +16,7 @@ import copy
 import json
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from aiohttp import BodyPartReader, web
 from aiohttp.http_exceptions import HttpProcessingError
@@ -43,7 +43,7 @@ from web import api_models as wire
 from web.api_models import ID_PATTERN
 from web.app import DEPS, WebDeps
 from web.auth import bearer_matches
-from worker.ingest import Created, IngestResult, Rejected
+from worker.ingest import Created, Duplicate, IngestResult, InLibrary, Rejected
 
 PREFIX: Final = "/api"
 OPENAPI_PATH: Final = "/openapi.json"
@@ -294,12 +294,19 @@ async def _read_part(part: BodyPartReader, limit: int) -> bytes:
 # --- output -------------------------------------------------------------------------
 
 
+_RESULTS: dict[type, Literal["created", "duplicate", "in_library"]] = {
+    Created: "created",
+    Duplicate: "duplicate",
+    InLibrary: "in_library",
+}
+
+
 def _ingest_response(result: IngestResult) -> web.Response:
     if isinstance(result, Rejected):
         why = result.reason.english()
         raise ApiError(422, wire.RejectedError(code="rejected", message=why, reason=why))
     body = wire.CreateResult(
-        result="created" if isinstance(result, Created) else "duplicate",
+        result=_RESULTS[type(result)],
         download=wire.Download.of(result.download),
     )
     return _answer(body, 201)
@@ -396,6 +403,14 @@ async def _retry(request: web.Request) -> web.Response:
     download_id = _path_id(request)
     _query(request)
     result = await _deps(request).cases.actions.retry(download_id)
+    return _answer(wire.Download.of(result.download))
+
+
+async def _download_again(request: web.Request) -> web.Response:
+    """Failed or stuck because its files are gone from the disk: fetch it anew."""
+    download_id = _path_id(request)
+    _query(request)
+    result = await _deps(request).cases.actions.download_again(download_id)
     return _answer(wire.Download.of(result.download))
 
 
@@ -612,6 +627,12 @@ ROUTES: Final = (
     _Route("POST", "/downloads/{id}/relink", _relink, _ACTION),
     _Route(
         "POST",
+        "/downloads/{id}/download-again",
+        _download_again,
+        {**_ACTION, 422: _QBT_REFUSED, 502: _QBT_AUTH, 503: _QBT_DOWN},
+    ),
+    _Route(
+        "POST",
         "/downloads/{id}/cancel",
         _cancel,
         {**_ACTION, 422: _QBT_REFUSED, 502: _QBT_AUTH, 503: _QBT_DOWN},
@@ -667,8 +688,8 @@ def openapi_document() -> Json:
             "info": {
                 "title": "jellybit API",
                 "version": "1",
-                "description": "Downloads: list, get, create, retry, relink, cancel, review."
-                " Ids are lowercase ULID strings (either case is accepted).",
+                "description": "Downloads: list, get, create, retry, relink, download again,"
+                " cancel, review. Ids are lowercase ULID strings (either case is accepted).",
             },
             "servers": [{"url": PREFIX}],
             "security": [{"bearer": []}],

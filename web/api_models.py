@@ -213,9 +213,11 @@ class TitleWithInventory(Title):
 
 
 class CreateResult(_Body):
-    result: Literal["created", "duplicate"] = Field(
+    result: Literal["created", "duplicate", "in_library"] = Field(
         description="created: accepted, added to qBittorrent in the background (follow its "
-        "state); duplicate: an active download already has one of the hashes"
+        "state); duplicate: an active download already has one of the hashes; in_library: "
+        "a done download of the torrent still has every file in the library, nothing is "
+        "downloaded again (``download`` is that one)"
     )
     download: Download
 

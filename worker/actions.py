@@ -24,7 +24,7 @@ from core.evidence import Candidate, MediaKind
 from core.ids import Id, new_id
 from core.live import Torrent, is_broken, is_complete
 from core.models import Download
-from core.reasons import reason
+from core.reasons import Reason, reason
 from core.recognize import check_overrides
 from core.states import ACTIVE, RETRYABLE, State
 from store import Store
@@ -98,6 +98,46 @@ class Actions:
         log.info("download.retried", queued=added.outcome == "queued")
         current = await self._store.downloads.get_download(download.id)
         return RetryResult(current, queued=added.outcome == "queued")
+
+    async def download_again(self, download_id: Id) -> RetryResult:
+        """Its files are gone from the disk (``Download.files_gone``): back to
+        accepted (guarded: refused before qBittorrent is asked when another active
+        download has one of its hashes), its torrent out of qBittorrent without its
+        files, then added anew: qBittorrent fetches what is missing, and the title
+        already chosen is laid out. qBittorrent away or refusing: nothing changes."""
+        download = await self._store.downloads.get_download(download_id)
+        if not download.files_gone():
+            raise InvalidTransitionError(download.id, download.state, State.ACCEPTED)
+        log = for_download(download.id)
+        activated = await self._store.downloads.move(
+            download.id,
+            State.ACCEPTED,
+            reason=reason("person.download_again"),
+            expected={download.state},
+        )
+        back = download.error or reason("person.download_again")
+        try:
+            present = await self._poller.find_torrent(activated.hash_values())
+            if present is not None:
+                await self._qbt.delete(present[0], delete_files=False, log=log)
+        except ExternalError:
+            await self._undo_activation(download, back)
+            raise
+        added = await self._adder.add(activated, fail_on_reject=False)
+        if added.outcome == "failed":
+            await self._undo_activation(download, back)
+            log.warning("download.download_again_failed", reason=added.detail)
+            raise RejectedError(SYSTEM, added.detail)
+        self._poller.wake.set()
+        log.info("download.download_again", queued=added.outcome == "queued")
+        current = await self._store.downloads.get_download(download.id)
+        return RetryResult(current, queued=added.outcome == "queued")
+
+    async def _undo_activation(self, download: Download, why: Reason) -> None:
+        """Back to the state it was in, with its reason: the person is told why."""
+        await self._store.downloads.move(
+            download.id, download.state, reason=why, expected={State.ACCEPTED}
+        )
 
     async def resolve_duplicate(self, download_id: Id, choice: str) -> Download:
         """The person's answer to "the library already has it" (``layout.in_library``):

@@ -10,6 +10,7 @@ the chat through the outbox.
 """
 
 import asyncio
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -43,10 +44,12 @@ from worker.layout import (
     EscapeError,
     LayoutError,
     Linked,
+    MissingError,
     StorageError,
     check_target,
     link,
     resolve_source,
+    same_file,
     unlink_if_ours,
 )
 from worker.pacing import Loop
@@ -198,6 +201,9 @@ class Importer:
         except (CrossDeviceError, StorageError) as error:  # setup: fix it, press Retry
             await self._abandon(download, State.FAILED, error.reason, log)
             return
+        except MissingError as error:  # its files are gone: Download again, no pick helps
+            await self._abandon(download, State.FAILED, error.reason, log)
+            return
         except LayoutError as error:  # a conflict, an escape: the person decides
             await self._abandon(download, State.REVIEW, error.reason, log)
             return
@@ -268,16 +274,23 @@ class Importer:
         ]
         try:
             targets = self._plan(title, library_files)
-            held = await self._store.recognitions.held_by_others(
-                download.id, [str(t) for t in targets.values()]
+            same = await self._already_there(download, library_files)
+            held = await self._held(
+                download, [str(t) for s, t in targets.items() if s not in same], log
             )
-            merged = await self._merge(download, title, library_files, targets, held, log)
+            merged = await self._merge(download, title, library_files, targets, held, log, same)
         except DuplicateTargetError as error:
             await self._move(download, State.REVIEW, error.reason)
             return None
         if merged is None:
             return None
         targets, why = merged
+        targets = {source: target for source, target in targets.items() if source not in same}
+        if same and not any(f.role == "video" and f.source in targets for f in library_files):
+            # Every video is a file the title already shows: nothing is laid out twice.
+            log.info("import.already_there", files=len(same))
+            await self._move(download, State.DONE, reason("import.kept", folder=folder_name(title)))
+            return None
         batch = await self._store.recognitions.plan_batch(
             download.id, [(source, str(target)) for source, target in targets.items()]
         )
@@ -290,6 +303,40 @@ class Importer:
     def _plan(self, title: Title, files: Sequence[LibraryFile]) -> dict[str, Path]:
         return plan_targets(title, files, movies=self._library.movies, shows=self._library.shows)
 
+    async def _already_there(
+        self, download: Download, files: Sequence[LibraryFile]
+    ) -> frozenset[str]:
+        """The sources that are a file the title already has in the library (the same
+        inode, or the same size and bytes for a copy). Such a file is never a version,
+        whatever brought the download here: a second ingest, adopt, retry, relink."""
+        held = await self._store.recognitions.title_links(download.id)
+        if not held:
+            return frozenset()
+        return await asyncio.to_thread(
+            _same_files,
+            Path(download.save_path or ""),
+            [f.source for f in files],
+            [Path(row.target_path) for row in held],
+        )
+
+    async def _held(
+        self, download: Download, targets: list[str], log: Logger
+    ) -> dict[str, HeldLink]:
+        """Other downloads' links at ``targets``; a link whose file is gone from the
+        library (the person deleted it) is marked removed and holds nothing."""
+        held = await self._store.recognitions.held_by_others(download.id, targets)
+        gone = await asyncio.to_thread(
+            lambda: [
+                h.link.id
+                for h in held.values()
+                if h.link.linked_at is not None and not os.path.lexists(h.target_path)
+            ]
+        )
+        if gone:
+            await self._store.recognitions.mark_removed(gone)
+            log.info("import.gone_links_released", links=len(gone))
+        return {t: h for t, h in held.items() if h.link.id not in gone}
+
     async def _merge(
         self,
         download: Download,
@@ -298,6 +345,7 @@ class Importer:
         targets: dict[str, Path],
         held: Mapping[str, HeldLink],
         log: Logger,
+        same: frozenset[str] = frozenset(),
     ) -> tuple[dict[str, Path], Reason | None] | None:
         """The targets once what the library already holds is accounted for, by
         ``library.duplicates`` (or the person's choice for this download): a version
@@ -306,7 +354,7 @@ class Importer:
         folder = folder_name(title)
         if not held:
             others = await self._store.recognitions.title_targets(download.id)
-            added = _added(title, files, others)
+            added = _added(title, [f for f in files if f.source not in same], others)
             merged = None if added is None else reason("import.merged", what=added, folder=folder)
             return targets, merged
         choice = (await self._store.recognitions.overrides(download.id)).get("duplicates")
@@ -446,6 +494,21 @@ def _summary(title: Title, methods: set[str], mode: str) -> Reason:
     """Where it went; a hardlink that became a copy is said, never silent."""
     copied = mode == "hardlink" and "copy" in methods
     return reason("import.done_copied" if copied else "import.done", folder=folder_name(title))
+
+
+def _same_files(save_path: Path, sources: Sequence[str], held: Sequence[Path]) -> frozenset[str]:
+    """The sources that are one of the ``held`` library files (in a thread: file
+    system calls block). A source that cannot be read is left to ``_link_one``,
+    which says why."""
+    same = set()
+    for source in sources:
+        try:
+            real = resolve_source(save_path, source)
+        except LayoutError:
+            continue
+        if any(same_file(real, target) for target in held):
+            same.add(source)
+    return frozenset(same)
 
 
 def _link_one(

@@ -63,6 +63,13 @@ def _storage(folder: Path, error: OSError) -> StorageError | None:
     return None
 
 
+class MissingError(LayoutError):
+    """A file of the download is gone from the disk (deleted, or moved away): only
+    downloading it again brings it back (Download again), no pick helps."""
+
+    code = "layout_missing"
+
+
 class ConflictError(LayoutError):
     """A different file is at the target; it is left untouched."""
 
@@ -147,7 +154,7 @@ def _require_regular_file(path: Path, name: str) -> None:
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        raise LayoutError(reason("layout.missing", name=name, path=str(path))) from None
+        raise MissingError(reason("layout.missing", name=name, path=str(path))) from None
     except OSError as error:
         why = reason("layout.unreadable", name=name, path=str(path), error=str(error.strerror))
         raise LayoutError(why) from error
@@ -351,6 +358,27 @@ def _same_content(source: Path, target: Path, info: os.stat_result) -> bool:
     except OSError:
         return False  # a file this system cannot read is not one it made
     return True
+
+
+def same_file(source: Path, target: Path) -> bool:
+    """Whether ``target`` (followed, as Jellyfin reads it) is the file ``source``
+    is: the same inode, or, for a copy, the same size and bytes. A version is only
+    ever a different file."""
+    try:
+        info = os.stat(target)
+        return _same_inode(source, info) or _same_content(source, target, info)
+    except OSError:
+        return False  # gone, or unreadable: not a file the library shows
+
+
+def still_linked(target: Path, inode: int, device: int) -> bool:
+    """Whether ``target`` is still the entry ``link`` made (a file the person
+    deleted, or replaced, is not)."""
+    try:
+        info = os.lstat(target)
+    except OSError:
+        return False
+    return (info.st_ino, info.st_dev) == (inode, device)
 
 
 # --- undoing -----------------------------------------------------------------
