@@ -117,6 +117,20 @@ TEMPLATES: Mapping[str, str] = {
         "jellybit may not write to the library folder {folder}: give it write access, then "
         "press Retry."
     ),
+    "layout.quota": N_(
+        "jellybit's disk quota for the library folder {folder} is used up: free space or raise "
+        "the quota, then press Retry."
+    ),
+    "layout.read_only": N_(
+        "The library folder {folder} is on a read-only disk: make it writable, then press Retry."
+    ),
+    "layout.locked": N_(
+        "The library folder {folder} is locked against changes: unlock it, then press Retry."
+    ),
+    "layout.link_refused": N_(
+        "The system would not hardlink {source} into the library folder {folder}: the folder "
+        "is locked, or the file is not jellybit's own. Fix that, then press Retry."
+    ),
     "layout.duplicate": N_("{first} and {second} would both become {target}."),
     "layout.not_a_name": N_("{name} is not a file name."),
     "layout.outside_download": N_("{name} points outside the download."),

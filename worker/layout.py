@@ -44,23 +44,32 @@ class EscapeError(LayoutError):
 
 
 class StorageError(LayoutError):
-    """The library's disk is full or may not be written: a setup problem the person
-    fixes, then presses Retry (the title chosen is kept)."""
+    """The library folder refused a write (full, read-only, locked, no access, or any
+    other error of the file system): a setup problem the person fixes, then presses
+    Retry (the title chosen is kept). Never a question for review: no pick helps."""
 
     code = "layout_storage"
 
 
-# Errors that say the library folder is full or closed to jellybit.
-_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
-_CLOSED = frozenset({errno.EACCES, errno.EROFS})
+# What each refusal of the library's file system asks the person to fix.
+_REFUSALS = {
+    errno.ENOSPC: "layout.library_full",
+    errno.EDQUOT: "layout.quota",
+    errno.EACCES: "layout.not_writable",
+    errno.EROFS: "layout.read_only",
+    errno.EPERM: "layout.locked",  # chattr +i, or a file system that forbids the change
+}
 
 
-def _storage(folder: Path, error: OSError) -> StorageError | None:
-    if error.errno in _FULL:
-        return StorageError(reason("layout.library_full", folder=str(folder)))
-    if error.errno in _CLOSED:
-        return StorageError(reason("layout.not_writable", folder=str(folder)))
-    return None
+def _refused(where: Path, error: OSError, otherwise: str, **params: str) -> StorageError:
+    """The library folder ``where`` refused a write: the reason names the fix where the
+    errno tells it, else it is ``otherwise`` with ``params``; the OS's words are its detail."""
+    code = _REFUSALS.get(error.errno or 0)
+    if code is None:
+        code = otherwise
+    else:
+        params = {"folder": str(where)}
+    return StorageError(reason(code, error=str(error.strerror), **params))
 
 
 class MissingError(LayoutError):
@@ -288,23 +297,29 @@ def _linked(method: Literal["hardlink", "symlink", "copy"], target: Path) -> Lin
     return Linked(method, info.st_ino, info.st_dev)
 
 
-def _cannot_write(folder: Path, error: OSError) -> LayoutError:
-    if (storage := _storage(folder, error)) is not None:
-        return storage
-    return LayoutError(reason("layout.cannot_write", folder=str(folder), error=str(error.strerror)))
+def _cannot_write(folder: Path, error: OSError) -> StorageError:
+    return _refused(folder, error, "layout.cannot_write", folder=str(folder))
 
 
-def _cannot_place(source: Path, target: Path, method: str, error: OSError) -> LayoutError:
-    if (storage := _storage(target.parent, error)) is not None:
-        return storage
-    why = reason(
+def _cannot_place(source: Path, target: Path, method: str, error: OSError) -> StorageError:
+    if method == "hardlink" and error.errno == errno.EPERM:
+        # Linux also refuses a hardlink to a file jellybit does not own
+        # (fs.protected_hardlinks): not only a locked folder.
+        why = reason(
+            "layout.link_refused",
+            source=str(source),
+            folder=str(target.parent),
+            error=str(error.strerror),
+        )
+        return StorageError(why)
+    return _refused(
+        target.parent,
+        error,
         "layout.cannot_place",
         source=str(source),
         target=str(target),
         method=method,
-        error=str(error.strerror),
     )
-    return LayoutError(why)
 
 
 # --- what is already there ----------------------------------------------------

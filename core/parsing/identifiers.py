@@ -6,9 +6,12 @@
 
 import re
 
-_IMDB = re.compile(r"(?<![A-Za-z0-9])(tt\d{7,9})(?!\d)")
-_TMDB = re.compile(r"themoviedb\.org/(?:[a-z]{2}(?:-[A-Z]{2})?/)?(movie|tv)/(\d{1,9})(?!\d)")
-_LINK = re.compile(r"(?:https?://|www\.)\S+|(?<![A-Za-z0-9])tt\d{7,9}(?!\d)")
+# An id is ASCII digits only: ``\d`` also takes "٥٥٠" (Arabic-Indic) or "５５０"
+# (full-width), which int() reads as 550. A digit of any script next to it means
+# it is not an id at all.
+_IMDB = re.compile(r"(?<![A-Za-z\d])(tt[0-9]{7,9})(?!\d)")
+_TMDB = re.compile(r"themoviedb\.org/(?:[a-z]{2}(?:-[A-Z]{2})?/)?(movie|tv)/([0-9]{1,9})(?!\d)")
+_LINK = re.compile(r"(?:https?://|www\.)\S+|(?<![A-Za-z\d])tt[0-9]{7,9}(?!\d)")
 
 
 def find_identifiers(text: str) -> tuple[str, ...]:

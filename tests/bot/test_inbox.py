@@ -213,3 +213,20 @@ def a_candidate() -> StoredCandidate:
         original_title="Dune", year=2021, overview=None, poster_path=None, popularity=1.0,
         score=1.0, selected=True, evidence=Evidence("exact", "Dune", "exact"),
     )  # fmt: skip
+
+
+async def test_a_429_on_set_webhook_at_start_still_ends_with_answers(
+    tg: FakeTelegram, tmp_path: Path
+) -> None:
+    path = tmp_path / "jellybit.db"
+    migrate(path)
+    tg.fail_next("setWebhook", retry_after=10)
+    door = Door(tg, path, mode="webhook")
+    await door.start()
+    try:
+        alice = tg.user(ALICE, language_code="en")
+        await answer_after(alice, await alice.send_text("/help"), within=25)
+        assert [c.status for c in tg.calls_to("setWebhook")] == [429, 200]
+        assert door.restarts() == {}
+    finally:
+        await door.halt()

@@ -799,6 +799,22 @@ def test_ids_come_from_the_name_the_texts_and_the_hints() -> None:
     assert found.identifiers == ("tmdb:movie/841", "imdb:tt0087182")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://www.themoviedb.org/movie/٤٣٨٦٣١-dune",  # Arabic-Indic
+        "https://www.themoviedb.org/movie/４３８６３１",  # full-width
+        "tt٠٠٨٧١٨٢",
+        "imdb.com/title/tt００８７１８２/",
+        "tt0087182٣",  # a digit of another script makes it no id either
+        "۳tt0087182",
+    ],
+)
+def test_digits_of_other_scripts_are_never_an_id(text: str) -> None:
+    found = recognize("Dune.1080p", [TorrentFile("Dune.1080p.mkv", GB)], hints=[text], texts=[text])
+    assert found.identifiers == ()
+
+
 def test_absolute_numbers_are_placed_by_the_chosen_titles_seasons() -> None:
     files = [
         RecognizedFile("Frieren - 29.mkv", "video", None, (29,), None, (), absolute=True),

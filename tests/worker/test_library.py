@@ -251,7 +251,7 @@ def closed_library(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[t
     """A library on a 64 KiB tmpfs (full for a 256 KiB file), or on a read-only one."""
     read_only = request.param == "read-only"
     with tmpfs(tmp_path / "small", size="64k", read_only=read_only) as point:
-        yield point, "layout.not_writable" if read_only else "layout.library_full"
+        yield point, "layout.read_only" if read_only else "layout.library_full"
 
 
 async def test_a_full_or_closed_library_fails_with_its_reason_and_keeps_the_title(

@@ -11,11 +11,11 @@ from core.config import MetadataSettings
 from core.reasons import Reason
 from core.states import State
 from tests.support.fake_qbittorrent import FakeQbittorrentServer
-from tests.support.house import Running, start_house
+from tests.support.house import Running, eventually, start_house
 from tests.support.telegram import FakeTelegram
 from tests.support.tmdb import Entry, FakeTmdb
-from tests.support.torrents import MadeTorrent, make_torrent
-from tests.worker.test_import import MiB, download_and_wait, same_file
+from tests.support.torrents import MadeTorrent, magnet_for, make_torrent
+from tests.worker.test_import import MiB, _in_state, download_and_wait, same_file
 
 CATALOGUE = [
     {
@@ -331,3 +331,36 @@ async def test_a_special_named_after_the_show_goes_into_season_00(
     await download_and_wait(importing, torrent(tmp_path, seeder, folder, files), seeder, State.DONE)
     season = shows(tmp_path) / "Lantern Keeper (2020) [tmdbid-880009]" / "Season 00"
     assert [p.name for p in season.iterdir()] == ["Lantern Keeper S00E01.mkv"]
+
+
+async def test_digits_of_other_scripts_are_no_id_in_an_nfo_or_a_hint(
+    importing: Running,
+    seeder: FakeQbittorrentServer,
+    tmp_path: Path,
+    tg: FakeTelegram,
+    tmdb: FakeTmdb,
+) -> None:
+    """int() reads "٨٤١" (Arabic-Indic) and "００８７１８２" (full-width) as numbers: read as ids
+    they would have picked Dune (1984) for a Dune without a year. They are words, so the
+    person is asked."""
+    folder = "Dune.1080p.BluRay.x264-GROUP"
+    nfo = "Dune\r\nhttps://www.imdb.com/title/tt００８７１８２/\r\n".encode()
+    files: dict[str, int | bytes] = {f"{folder}.mkv": 3 * MiB, "dune.nfo": nfo}
+    made = torrent(tmp_path, seeder, folder, files)
+    alice = tg.user(111_111_111, language_code="en")
+    sent = await alice.send_text(magnet_for(made) + "\nhttps://www.themoviedb.org/movie/٨٤١-dune")
+    await alice.wait_for(lambda m: m.from_bot and m.reply_to_message_id == sent.message_id)
+    (download,) = await importing.store.downloads.list_downloads()
+    assert await importing.store.telegram.hints(download.id) == [
+        "https://www.themoviedb.org/movie/٨٤١-dune"
+    ]
+    await eventually(
+        lambda: _in_state(importing, download.id, State.REVIEW), within=40, what="review"
+    )
+    recognition = await importing.store.recognitions.current(download.id)
+    assert recognition is not None
+    assert all(c.evidence is None or not c.evidence.identifier for c in recognition.candidates)
+    assert [c.path for c in tmdb.calls if c.path.startswith("/3/find")] == []
+    assert not (tmp_path / "library" / "movies").exists() or not any(
+        (tmp_path / "library" / "movies").iterdir()
+    )
