@@ -7,8 +7,9 @@
 It answers the methods jellybit calls while it polls (``getUpdates``, ``deleteWebhook``,
 ``sendMessage``, ``editMessageText``, ``answerCallbackQuery``, ``sendPhoto`` — by URL, which
 it fetches as Telegram does and refuses when it cannot, or uploaded —,
-``editMessageCaption``, ``editMessageReplyMarkup``, ``editMessageMedia`` (photos), and
-``getMe``, which aiogram asks when a command names a bot:
+``editMessageCaption``, ``editMessageReplyMarkup``, ``editMessageMedia`` (photos),
+``getFile`` and the file URL (for a ``.torrent`` the person sent: ``Person.send_document``),
+and ``getMe``, which aiogram asks when a command names a bot:
 ``/help@jellybit_sandbox_bot``) and refuses what real
 Telegram refuses, with Telegram's own wording: HTML is parsed as tdlib parses it
 (:func:`parse_html`), texts are 1-4096 characters after parsing, captions 0-1024,
@@ -17,10 +18,9 @@ bytes, button URLs must be http(s) with a dotted host (``localhost`` is refused)
 must change something, unknown messages, chats and callback queries are refused.
 
 The tests' server, ``tests/support/telegram.py``, extends this one with what only tests
-need: faults (429s, 5xx, an unreachable Telegram), webhook mode, documents, a blocked bot,
+need: faults (429s, 5xx, an unreachable Telegram), webhook mode, a blocked bot,
 group chats, the log of calls, and the methods jellybit calls only outside the sandbox:
-in webhook mode, for a document or in ``jellybit check`` (``setWebhook``,
-``getWebhookInfo``, ``getFile`` and the file URL).
+in webhook mode or in ``jellybit check`` (``setWebhook``, ``getWebhookInfo``).
 
 Deliberately not modelled: Markdown parse modes (refused with a message saying so),
 ``tg-emoji`` (no custom emoji here: "Unsupported start tag"), inline mode, media but
@@ -40,6 +40,7 @@ import contextlib
 import copy
 import hashlib
 import json
+import mimetypes
 import re
 import secrets
 import string
@@ -64,6 +65,7 @@ MAX_CAPTION = 1024
 MAX_CALLBACK_DATA = 64
 WRONG_PHOTO = "Bad Request: wrong file identifier/HTTP URL specified"
 FETCH_WITHIN = 5.0  # seconds Telegram gives a photo URL (it fetches it itself)
+MAX_GETFILE_SIZE = 20 * 1024 * 1024  # bytes: bigger files get "file is too big"
 
 NOT_MODIFIED = (
     "Bad Request: message is not modified: specified new message content and reply markup are "
@@ -622,6 +624,8 @@ class BotApiServer:
         self._methods = {name.lower(): (name, fn) for name, fn in self._handlers().items()}
         self._app = web.Application()
         self._app.router.add_route("*", "/bot{token}/{method}", self._handle_api)
+        self._files: dict[str, tuple[Document, str, bytes]] = {}  # file_id -> (doc, path, data)
+        self._app.router.add_get("/file/bot{token}/{path:.+}", self._handle_file)
 
     def _handlers(self) -> dict[str, Handler]:
         """The Bot API methods answered, by name."""
@@ -632,6 +636,7 @@ class BotApiServer:
             "sendMessage": self._send_message,
             "editMessageText": self._edit_message_text,
             "answerCallbackQuery": self._answer_callback_query,
+            "getFile": self._get_file,
             "sendPhoto": self._send_photo,
             "editMessageCaption": self._edit_message_caption,
             "editMessageReplyMarkup": self._edit_message_reply_markup,
@@ -711,6 +716,22 @@ class BotApiServer:
         self._queue("message", self._message_json(user.chat, message))
         return copy.deepcopy(message)
 
+    def _store_file(self, name: str, data: bytes, mime_type: str | None = None) -> Document:
+        """A file a person sends, kept for ``getFile`` and the file URL."""
+        if mime_type is None:
+            guessed = "application/x-bittorrent" if name.endswith(".torrent") else None
+            mime_type = guessed or mimetypes.guess_type(name)[0] or "application/octet-stream"
+        doc = Document(
+            file_id=f"BQACAgIAAxkBAAI{secrets.token_urlsafe(24)}",
+            file_unique_id=f"AgAD{secrets.token_urlsafe(9)}",
+            file_name=name,
+            mime_type=mime_type,
+            file_size=len(data),
+        )
+        suffix = name[name.rfind(".") :] if "." in name else ""
+        self._files[doc.file_id] = (doc, f"documents/file_{len(self._files)}{suffix}", data)
+        return doc
+
     async def _press(
         self, user: Person, message: Message, button_text: str, within: float
     ) -> CallbackAnswer | None:
@@ -769,6 +790,16 @@ class BotApiServer:
         except ApiError as e:
             return web.json_response(e.body(), status=e.status)
         return web.json_response({"ok": True, "result": result})
+
+    async def _handle_file(self, request: web.Request) -> web.StreamResponse:
+        """A file's bytes at the URL ``getFile`` gives (aiogram's ``bot.download``)."""
+        if request.match_info["token"] != self.token:
+            return web.json_response(ApiError(401, "Unauthorized").body(), status=401)
+        path = request.match_info["path"]
+        found = next((data for _, p, data in self._files.values() if p == path), None)
+        if found is None:
+            return web.json_response(ApiError(404, "Not Found").body(), status=404)
+        return web.Response(body=found, content_type="application/octet-stream")
 
     async def _execute(self, name: str, values: dict[str, Any], token: str | None = None) -> Any:
         """Run method ``name``; ``token`` is None for a method in a webhook answer."""
@@ -990,6 +1021,20 @@ class BotApiServer:
         message.edit_date = clock.now_ms() // 1000
         return self._message_json(chat, message)
 
+    async def _get_file(self, p: Params) -> Json:
+        stored = self._files.get(p.text("file_id") or "")
+        if stored is None:
+            raise ApiError(400, "Bad Request: invalid file_id")
+        doc, path, _ = stored
+        if doc.file_size > MAX_GETFILE_SIZE:
+            raise ApiError(400, "Bad Request: file is too big")
+        return {
+            "file_id": doc.file_id,
+            "file_unique_id": doc.file_unique_id,
+            "file_size": doc.file_size,
+            "file_path": path,
+        }
+
     async def _answer_callback_query(self, p: Params) -> bool:
         answer = self._queries.pop(p.text("callback_query_id") or "", None)
         if answer is None or answer.done():
@@ -1092,6 +1137,23 @@ class Person:
             text=text,
             html=escape(text, quote=False),
             entities=found + list(entities or []),
+        )
+
+    async def send_document(
+        self,
+        filename: str,
+        data: bytes,
+        *,
+        caption: str | None = None,
+        mime_type: str | None = None,
+        reply_to: Message | None = None,
+    ) -> Message:
+        """Send a file (a ``.torrent``), as a Telegram client does: the bot gets its
+        ``document`` and fetches the bytes with ``getFile``."""
+        doc = self.server._store_file(filename, data, mime_type)
+        text = caption or ""
+        return self.server._from_user(
+            self, reply_to, text=text, html=escape(text, quote=False), document=doc
         )
 
     async def press(

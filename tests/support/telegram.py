@@ -19,7 +19,6 @@ On top of the sandbox's server:
   to the local URL that stands for it and queued updates are POSTed there (with the secret
   token header); a method in the webhook's answer is executed. ``deliver_webhook`` POSTs one
   update. ``getUpdates`` is refused (409) while a webhook is set.
-- Documents: ``FakeUser.send_document``; ``getFile`` and the file download URL serve them.
 - ``getWebhookInfo`` (``jellybit check``), group chats (``tg.group``), and ``calls``: every
   request with its HTTP status and arrival time.
 
@@ -38,7 +37,6 @@ import asyncio
 import contextlib
 import copy
 import json
-import mimetypes
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,7 +54,6 @@ from sandbox.botapi import (
     Button,
     CallbackAnswer,
     Chat,
-    Document,
     Handler,
     Json,
     Message,
@@ -68,7 +65,6 @@ from sandbox.botapi import (
 __all__ = ["Button", "Call", "CallbackAnswer", "FakeTelegram", "FakeUser", "Message"]
 
 DEFAULT_TOKEN = "123456:TEST-token"
-MAX_GETFILE_SIZE = 20 * 1024 * 1024
 POLL_INTERVAL = 0.02
 
 _STATUS_TEXT = {
@@ -118,19 +114,16 @@ class FakeTelegram(BotApiServer):
         self.webhook_secret: str | None = None
         self.webhook_target: str | None = None  # where queued updates are POSTed when set
         self.webhook_deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status)
-        self._files: dict[str, tuple[Document, str, bytes]] = {}  # file_id -> (doc, path, data)
         self._blocked: set[int] = set()  # chat ids
         self._faults: list[_Fault] = []
         self._down = False
         self._client: aiohttp.ClientSession | None = None
         self._pusher: asyncio.Task[None] | None = None
-        self._app.router.add_get("/file/bot{token}/{path:.+}", self._handle_file)
 
     def _handlers(self) -> dict[str, Handler]:
         return super()._handlers() | {
             "setWebhook": self._set_webhook,
             "getWebhookInfo": self._get_webhook_info,
-            "getFile": self._get_file,
         }
 
     async def stop(self) -> None:
@@ -217,23 +210,6 @@ class FakeTelegram(BotApiServer):
             if 200 <= resp.status < 300:
                 await self._webhook_reply(resp)
             return resp.status
-
-    # documents
-
-    def _store_file(self, name: str, data: bytes, mime_type: str | None = None) -> Document:
-        if mime_type is None:
-            guessed = "application/x-bittorrent" if name.endswith(".torrent") else None
-            mime_type = guessed or mimetypes.guess_type(name)[0] or "application/octet-stream"
-        doc = Document(
-            file_id=f"BQACAgIAAxkBAAI{secrets.token_urlsafe(24)}",
-            file_unique_id=f"AgAD{secrets.token_urlsafe(9)}",
-            file_name=name,
-            mime_type=mime_type,
-            file_size=len(data),
-        )
-        suffix = name[name.rfind(".") :] if "." in name else ""
-        self._files[doc.file_id] = (doc, f"documents/file_{len(self._files)}{suffix}", data)
-        return doc
 
     # updates and webhooks
 
@@ -335,17 +311,11 @@ class FakeTelegram(BotApiServer):
     async def _handle_file(self, request: web.Request) -> web.StreamResponse:
         if self._down:
             return self._drop(request)
-        path = request.match_info["path"]
-        self.calls.append(Call("/file", {"file_path": path}, clock.monotonic()))
-        found = next((data for _, p, data in self._files.values() if p == path), None)
-        if request.match_info["token"] != self.token:
-            self.calls[-1].status = 401
-            return web.json_response(ApiError(401, "Unauthorized").body(), status=401)
-        if found is None:
-            self.calls[-1].status = 404
-            return web.json_response(ApiError(404, "Not Found").body(), status=404)
-        self.calls[-1].status = 200
-        return web.Response(body=found, content_type="application/octet-stream")
+        call = Call("/file", {"file_path": request.match_info["path"]}, clock.monotonic())
+        self.calls.append(call)
+        response = await super()._handle_file(request)
+        call.status = response.status
+        return response
 
     # the sandbox's methods, with the tests' rules
 
@@ -413,20 +383,6 @@ class FakeTelegram(BotApiServer):
                 info["allowed_updates"] = self._allowed_updates
         return info  # like Telegram, never the secret token: see ``webhook_secret``
 
-    async def _get_file(self, p: Params) -> Json:
-        stored = self._files.get(p.text("file_id") or "")
-        if stored is None:
-            raise ApiError(400, "Bad Request: invalid file_id")
-        doc, path, _ = stored
-        if doc.file_size > MAX_GETFILE_SIZE:
-            raise ApiError(400, "Bad Request: file is too big")
-        return {
-            "file_id": doc.file_id,
-            "file_unique_id": doc.file_unique_id,
-            "file_size": doc.file_size,
-            "file_path": path,
-        }
-
 
 class FakeUser(Person):
     """A person in one chat with the bot (their private chat, or a group: ``tg.group``)
@@ -443,20 +399,6 @@ class FakeUser(Person):
     ) -> None:
         super().__init__(tg, user_id, first_name, language_code, username, chat)
         self.tg = tg
-
-    async def send_document(
-        self,
-        filename: str,
-        data: bytes,
-        *,
-        caption: str | None = None,
-        mime_type: str | None = None,
-    ) -> Message:
-        doc = self.tg._store_file(filename, data, mime_type)
-        text = caption or ""
-        return self.tg._from_user(
-            self, None, text=text, html=escape(text, quote=False), document=doc
-        )
 
     async def send_photo(
         self, caption: str, *, caption_entities: list[Json] | None = None
