@@ -13,7 +13,9 @@ from aiogram.filters.callback_data import CallbackData
 class Action(StrEnum):
     RETRY = "retry"
     RELINK = "relink"
-    CANCEL = "cancel"
+    CANCEL = "cancel"  # asks first when data was downloaded (``CANCEL_SURE``, ``KEEP``)
+    CANCEL_SURE = "cancel!"  # the question's "Cancel and delete"
+    KEEP = "keep"  # the question's "Keep it"
 
 
 class DownloadAction(CallbackData, prefix="j1"):
@@ -27,6 +29,12 @@ class ReviewPick(CallbackData, prefix="j1p"):
 
     id: str
     candidate: str
+
+
+class StatusOf(CallbackData, prefix="j1s"):
+    """A download picked from the list /status shows without an id: its status."""
+
+    id: str
 
 
 class ListPage(CallbackData, prefix="j1l"):

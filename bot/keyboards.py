@@ -21,10 +21,10 @@ def download_keyboard(
         InlineKeyboardButton(text=tx.plain("Open"), url=links.download(download.id, user_id, now))
     ]
     if download.state == State.REVIEW:
-        row.append(
-            InlineKeyboardButton(text=tx.plain("Pick"), url=links.review(download.id, user_id, now))
-        )
-    if download.state in RETRYABLE:
+        row.append(_title_button(tx, links, download, user_id, tx.plain("Pick")))
+    if download.files_gone():  # Retry would find them gone again
+        row.append(_action(tx.plain("Download again"), Action.DOWNLOAD_AGAIN, download))
+    elif download.state in RETRYABLE:
         row.append(_action(tx.plain("Retry"), Action.RETRY, download))
     elif download.state == State.DONE:
         row.append(_action(tx.plain("Relink"), Action.RELINK, download))
@@ -44,8 +44,7 @@ def review_keyboard(
     user_id: int,
 ) -> InlineKeyboardMarkup:
     """One button per candidate ((id, "Dune (2021)"), best first, at most 5), then
-    Other… (the review page's search) and Cancel."""
-    now = clock.now_ms() // 1000
+    Other… (the review page's search, or typing the title without one) and Cancel."""
     rows = [
         [
             InlineKeyboardButton(
@@ -54,11 +53,33 @@ def review_keyboard(
         ]
         for cid, label in candidates[:MAX_OFFERED]
     ]
-    other = InlineKeyboardButton(
-        text=tx.plain("Other…"), url=links.review(download.id, user_id, now)
-    )
+    other = _title_button(tx, links, download, user_id, tx.plain("Other…"))
     rows.append([other, _action(tx.plain("Cancel"), Action.CANCEL, download)])
     return InlineKeyboardMarkup(inline_keyboard=rows)
+
+
+def _title_button(
+    tx: Texts, links: Links, download: Download, user_id: int, label: str
+) -> InlineKeyboardButton:
+    """The review page, to pick or search a title (``label``); without a TMDB key
+    search cannot work: the page's form to type the title instead."""
+    now = clock.now_ms() // 1000
+    if links.search:
+        return InlineKeyboardButton(text=label, url=links.review(download.id, user_id, now))
+    url = links.review(download.id, user_id, now, part="correct")
+    return InlineKeyboardButton(text=tx.plain("Type the title"), url=url)
+
+
+def cancel_question_keyboard(tx: Texts, download: Download) -> InlineKeyboardMarkup:
+    """Under "Cancel and delete the 3.2 GB downloaded?"."""
+    return InlineKeyboardMarkup(
+        inline_keyboard=[
+            [
+                _action(tx.plain("Cancel and delete"), Action.CANCEL_SURE, download),
+                _action(tx.plain("Keep it"), Action.KEEP, download),
+            ]
+        ]
+    )
 
 
 def _action(text: str, action: Action, download: Download) -> InlineKeyboardButton:

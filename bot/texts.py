@@ -5,12 +5,13 @@ import re
 from collections.abc import Mapping
 
 from common.explain import reason_text
-from common.formatting import duration_text, progress_text
-from common.i18n import Texts, state_labels
+from common.formatting import duration_text, progress_text, size_text
+from common.i18n import Raw, Texts, state_labels
+from core import clock
 from core.display import without_bidi_controls
 from core.models import Download
 from core.notifications import QBITTORRENT_DOWN
-from core.reasons import Reason
+from core.reasons import N_, Reason
 from core.states import State
 
 BAR_CELLS = 10
@@ -78,7 +79,13 @@ def status_text(tx: Texts, download: Download) -> str:
             + tx("Accepted. Sending it to qBittorrent, I will tell you when it is ready.")
         )
     if download.state in (State.DOWNLOADING, State.STUCK):
-        return head + "\n" + _progress_line(tx, download) + _trouble(tx, download)
+        return (
+            head
+            + "\n"
+            + _progress_line(tx, download)
+            + _trouble(tx, download)
+            + _not_started(tx, download)
+        )
     if download.state == State.REVIEW:
         return head + "\n" + tx("Downloaded. Waiting for you to pick the title.")
     if download.state == State.IMPORTING:
@@ -102,6 +109,38 @@ def _trouble(tx: Texts, download: Download) -> str:
     return "\n" + tx("Stuck: {reason}", reason=_why(tx, download))
 
 
+# What qBittorrent is doing with a torrent that has no data yet, in a person's words.
+_WAITING = {
+    "metaDL": N_("Waiting for the list of files from peers: {duration} so far."),
+    "forcedMetaDL": N_("Waiting for the list of files from peers: {duration} so far."),
+    "queuedDL": N_("Queued in qBittorrent behind other downloads: {duration} so far."),
+    "stalledDL": N_("Stalled: no peer sends anything, {duration} so far."),
+    "pausedDL": N_("Paused in qBittorrent: {duration} so far."),
+    "stoppedDL": N_("Paused in qBittorrent: {duration} so far."),
+    "checkingDL": N_("qBittorrent is checking the files: {duration} so far."),
+    "checkingResumeData": N_("qBittorrent is checking the files: {duration} so far."),
+    "allocating": N_("qBittorrent is reserving disk space: {duration} so far."),
+}
+_NO_PEERS = N_("No peers to download from yet: {duration} so far.")
+
+
+def _not_started(tx: Texts, download: Download) -> str:
+    """Why a download is still at 0 %, and how long it has waited."""
+    if download.state != State.DOWNLOADING or download.progress > 0:
+        return ""
+    template = _WAITING.get(download.qbt_state or "")
+    if template is None and download.download_speed:
+        return ""  # data is coming: the progress line says it
+    try:
+        since = clock.parse_time(download.created_at)
+    except ValueError:
+        return ""
+    waited = (clock.parse_time(clock.now()) - since).total_seconds()
+    # Whole minutes: the message is edited when its text changes, not every few seconds.
+    minutes = max(1, int(waited // 60))
+    return "\n⏳ " + tx(template or _NO_PEERS, duration=duration_text(tx, minutes * 60))
+
+
 def _why(tx: Texts, download: Download) -> str:
     return shorten(reason_text(tx, download.error), REASON_CHARS) or "—"
 
@@ -116,11 +155,12 @@ def duplicate_text(tx: Texts, download: Download) -> str:
 
 
 def rejected_text(tx: Texts, reason: Reason) -> str:
-    return (
-        tx("❌ {reason}", reason=shorten(reason_text(tx, reason), 1000))
-        + "\n"
-        + tx("Send a magnet link or a .torrent file.")
-    )
+    """What is wrong with what the person sent, and what would work."""
+    if reason.code.startswith("torrent."):
+        what_works = tx("Send another .torrent file, or the magnet link.")
+    else:
+        what_works = tx("Copy the whole magnet link, or send the .torrent file.")
+    return tx("❌ {reason}", reason=shorten(reason_text(tx, reason), 1000)) + "\n" + what_works
 
 
 def help_text(tx: Texts) -> str:
@@ -135,12 +175,25 @@ def help_text(tx: Texts) -> str:
             tx("Reply to my message about a download to add a hint to it."),
             "",
             tx(
-                "Buttons: Open — the download's page; Cancel — stop and delete it; Retry — try a stuck or failed one again; Relink — lay out a finished one again."
+                "Buttons: Open — the download's page; Cancel — stop and delete it; Retry — try a stuck or failed one again; Relink — put a finished one's files into the library again."
             ),
-            tx(
-                "Commands: /list — active downloads, /status ID — one download, /library WORDS — titles in the library."
-            ),
+            commands_text(tx),
         ]
+    )
+
+
+def commands_text(tx: Texts) -> str:
+    return tx(
+        "Commands: /list — active downloads, /status — one download, /library WORDS — titles in the library, /help — this help."
+    )
+
+
+def unknown_command_text(tx: Texts, command: str) -> str:
+    """A command the bot does not have: said so, with the ones it has."""
+    return (
+        tx("I do not know the command {command}.", command=shorten(command, 40))
+        + "\n"
+        + commands_text(tx)
     )
 
 
@@ -168,9 +221,26 @@ def no_magnet_text(tx: Texts) -> str:
     )
 
 
-def list_text(tx: Texts, downloads: list[Download], *, first: int = 1, total: int = 0) -> str:
+def list_text(
+    tx: Texts,
+    downloads: list[Download],
+    *,
+    first: int = 1,
+    total: int = 0,
+    finished: list[Download] | None = None,
+) -> str:
+    """/list: the active downloads; with none, the latest ``finished`` ones."""
     if not downloads:
-        return tx("No active downloads.")
+        lines = [tx("Nothing is downloading now.")]
+        if finished:
+            lines.append(tx("<b>Finished lately</b>"))
+            lines += [
+                f"{number}. {html.escape(display_name(d), quote=False)} — "
+                + html.escape(state_label(tx, d.state), quote=False)
+                for number, d in enumerate(finished, start=1)
+            ]
+        lines.append(tx("Everything in the library: /library."))
+        return "\n".join(lines)
     lines = [tx("<b>Active downloads</b>")]
     if total > len(downloads):
         lines[0] += " " + tx(
@@ -257,6 +327,41 @@ def not_found_text(tx: Texts) -> str:
     return tx("No download with this id.")
 
 
+def recent_text(tx: Texts, downloads: list[Download]) -> str:
+    """/status without an id: the recent downloads to pick from."""
+    if not downloads:
+        return tx("There are no downloads yet: send a magnet link or a .torrent file.")
+    lines = [tx("Which download? The recent ones:")]
+    lines += [
+        tx(
+            "{number}. {name} — {state}, {percent}%",
+            number=number,
+            name=display_name(d),
+            state=state_label(tx, d.state),
+            percent=round(d.progress * 100),
+        )
+        for number, d in enumerate(downloads, start=1)
+    ]
+    return "\n".join(lines)
+
+
+def downloaded_bytes(download: Download) -> int:
+    return int((download.total_size or 0) * min(1.0, max(0.0, download.progress)))
+
+
+def cancel_question_text(tx: Texts, download: Download) -> str:
+    """Asked once before a Cancel deletes data already downloaded."""
+    return tx(
+        "Cancel {name} and delete the {size} downloaded?",
+        name=display_name(download),
+        size=size_text(tx, downloaded_bytes(download)),
+    )
+
+
+def kept_text(tx: Texts) -> str:
+    return tx.plain("Not cancelled: it goes on.")
+
+
 CAPTION_CHARS = 1024  # of a photo's caption
 TITLE_CHARS = 60  # of a title on a button or in a caption
 
@@ -294,22 +399,27 @@ def review_caption(
 def done_caption(
     tx: Texts, download: Download, title: str, year: int | None, added: str, why: str
 ) -> str:
-    """ "Done" with the plain title and year, what a show's download added
-    ("S02: 8 episodes") and where it went."""
-    lines = [tx("🎬 Done: {title}", title=title_label(title, year))]
-    if added:
-        lines.append(added)  # made by ``seasons_added``: already HTML
-    lines.append(html.escape(shorten(why, REASON_CHARS), quote=False))
+    """ "Done" with the plain title and year, or for a show the title and what its
+    download added ("📺 Done: Dark — season 2, 8 episodes"), and where it went."""
+    if added:  # made by ``seasons_added``: already HTML
+        head = tx("📺 Done: {title} — {added}", title=shorten(title, TITLE_CHARS), added=Raw(added))
+    else:
+        head = tx("🎬 Done: {title}", title=title_label(title, year))
+    lines = [head, html.escape(shorten(why, REASON_CHARS), quote=False)]
     lines.append(f"<i>{html.escape(display_name(download), quote=False)}</i>")
     return "\n".join(lines)
 
 
 def seasons_added(tx: Texts, episodes: Mapping[int, int]) -> str:
-    """ "S02, episodes: 8", one part per season (season → episodes)."""
+    """ "season 2, 8 episodes", one part per season (season → episodes)."""
     return "; ".join(
-        tx("S{season}, episodes: {n}", season=f"{season:02d}", n=count)
+        tx("season {season}, {episodes}", season=season, episodes=Raw(episodes_text(tx, count)))
         for season, count in sorted(episodes.items())
     )
+
+
+def episodes_text(tx: Texts, count: int) -> str:
+    return tx.ngettext("{n} episode", "{n} episodes", count)
 
 
 def picked_caption(tx: Texts, download: Download, title: str, year: int | None) -> str:
@@ -319,3 +429,8 @@ def picked_caption(tx: Texts, download: Download, title: str, year: int | None) 
         title=title_label(title, year),
         name=display_name(download),
     )
+
+
+def adopted_text(tx: Texts) -> str:
+    """The first line of the message of a torrent jellybit found in qBittorrent."""
+    return tx("📥 Found in qBittorrent: I follow it now.")

@@ -9,6 +9,9 @@ existed reads back as the code ``text`` with the words as its ``text`` parameter
 
 Parameters are data: names, paths, numbers, another system's own message.
 ``confidence`` (0..1) reads as a percentage and ``seconds`` as a duration.
+Another system's words (``DETAILS``: qBittorrent's "Fails.", an OS error) are
+never in a template: a person reads the reason in their language, and the
+verbatim words are a detail, on the download's card and in the English.
 """
 
 import json
@@ -18,6 +21,9 @@ from dataclasses import dataclass, field
 from core.clock import format_duration
 
 Value = str | int | float
+# Parameters that hold another system's words, or a developer's: never worded in a
+# template, shown verbatim beside the reason (``Reason.detail``).
+DETAILS = ("detail", "error", "qbt_state", "method")
 
 
 def N_(text: str) -> str:
@@ -34,18 +40,21 @@ TEMPLATES: Mapping[str, str] = {
     # What qBittorrent showed.
     "qbt.seen": N_("Seen in qBittorrent."),
     "qbt.complete": N_("The download is complete."),
-    "qbt.error": N_("qBittorrent reports {qbt_state}."),
+    "qbt.error": N_(
+        "qBittorrent stopped the torrent with an error: check it there, then press Retry."
+    ),
+    "qbt.missing_files": N_(
+        "qBittorrent cannot find the torrent's files: were they moved or deleted?"
+    ),
     "qbt.resumed": N_("Progress resumed."),
     "qbt.vanished": N_("The torrent disappeared from qBittorrent before it completed."),
     "qbt.no_progress": N_("No progress for {duration}."),
     "qbt.back": N_("The torrent is back in qBittorrent."),
-    "qbt.refused": N_("qBittorrent refused the torrent: {detail}"),
-    "qbt.unreachable": N_(
-        "qBittorrent is not answering ({detail}): I will add it as soon as it is back."
-    ),
+    "qbt.refused": N_("qBittorrent refused to add the torrent."),
+    "qbt.unreachable": N_("qBittorrent is not answering: I will add it as soon as it is back."),
     # What the person did.
     "person.retry": N_("Retried by you."),
-    "person.retry_failed": N_("Retry failed: {detail}"),
+    "person.retry_failed": N_("Tried again: qBittorrent refused the torrent again."),
     "person.picked": N_("Title picked by you."),
     "person.relink": N_("Laid out again at your request."),
     "person.download_again": N_("Downloading again at your request."),
@@ -94,7 +103,7 @@ TEMPLATES: Mapping[str, str] = {
     ),
     "review.no_video": N_("There is nothing to put in the library: no video files."),
     "picked": N_("Picked by you."),
-    "waiting": N_("{system} did not answer ({detail}); retrying."),
+    "waiting": N_("{system} is not answering: I will try again shortly."),
     # The library layout.
     "import.done": N_("In the library as {folder}."),
     "import.done_copied": N_(
@@ -102,7 +111,8 @@ TEMPLATES: Mapping[str, str] = {
         "the downloads)."
     ),
     "import.error": N_(
-        "It could not be put in the library ({detail}). Fix that, then press Retry."
+        "It could not be put in the library because of an error in jellybit: press Retry; "
+        "the download's page has the details."
     ),
     "import.merged": N_("Added {what} to {folder}."),
     "import.version": N_("In the library as {folder}, beside the copy it had: {label}."),
@@ -136,41 +146,47 @@ TEMPLATES: Mapping[str, str] = {
     "layout.outside_download": N_("{name} points outside the download."),
     "layout.outside_library": N_("{target} is outside the library {root}."),
     "layout.missing": N_("{name} is no longer on the disk ({path}): press Download again."),
-    "layout.unreadable": N_("{name} cannot be read ({path}): {error}."),
+    "layout.unreadable": N_("{name} cannot be read ({path})."),
     "layout.not_a_file": N_("{name} is not a regular file ({path})."),
     "layout.conflict": N_("{target} already exists and is a different file; it was left as it is."),
-    "layout.cannot_write": N_("Cannot write in {folder}: {error}."),
-    "layout.cannot_place": N_("Cannot place {source} at {target} ({method}): {error}."),
+    "layout.cannot_write": N_("Could not write in {folder}."),
+    "layout.cannot_place": N_("Could not put {source} at {target}."),
     "layout.cross_device": N_(
         "Cannot hardlink across file systems: the download {source} is on {source_fs}; "
         'the library path {target} is on {target_fs}. Set library.cross_device = "copy" '
         "to copy such files, or put the library on the same file system as the downloads."
     ),
-    # Refusals of what a person sent.
-    "magnet.not_a_link": N_("not a magnet link"),
-    "magnet.too_long": N_("magnet link is longer than 8 KiB"),
-    "magnet.bad_btih": N_("infohash must be 40 hex or 32 base32 characters"),
-    "magnet.bad_btmh": N_("v2 infohash must be 1220 followed by 64 hex characters"),
-    "magnet.no_infohash": N_("magnet link has no BitTorrent infohash (xt=urn:btih or urn:btmh)"),
-    "magnet.several": N_("magnet link names several torrents: send one link per torrent"),
+    # Refusals of what a person sent: what is wrong, in the person's words.
+    "magnet.not_a_link": N_("This is not a magnet link."),
+    "magnet.too_long": N_("This link is too long to be a magnet link (over 8 KB)."),
+    "magnet.bad_btih": N_("This link has no valid torrent hash: it looks cut off."),
+    "magnet.bad_btmh": N_("This link's torrent hash is damaged: it looks cut off."),
+    "magnet.no_infohash": N_("This magnet link does not say which torrent it is: it has no hash."),
+    "magnet.several": N_("This link names several torrents: send one link per torrent."),
     "magnet.mismatched": N_(
-        "the magnet link's v1 and v2 hashes are of two different torrents: send the link of one"
+        "This link names two different torrents at once: send the link of one of them."
     ),
-    "torrent.too_large": N_("torrent file is larger than 10 MiB"),
-    "torrent.not_fetched": N_("Telegram did not give me the file ({detail})"),
-    "torrent.too_deep": N_("torrent file nests deeper than {levels} levels"),
-    "torrent.not_bencode": N_("not a torrent file (invalid bencode)"),
-    "torrent.not_canonical": N_("torrent file is not in canonical bencode form"),
-    "torrent.no_info": N_("torrent file has no info dictionary"),
-    "torrent.no_pieces": N_("torrent file has neither v1 pieces nor a v2 file tree"),
-    "torrent.bad_pieces": N_("torrent file has malformed v1 pieces"),
-    "torrent.bad_file_list": N_("torrent file has a malformed file list"),
-    "torrent.bad_file_tree": N_("torrent file has a malformed v2 file tree"),
-    "torrent.no_files": N_("torrent file lists no files"),
-    "torrent.too_many_files": N_("torrent file lists more than {limit} files"),
-    "torrent.bad_length": N_("torrent file has a missing, negative or absurd file length"),
-    "torrent.too_much_content": N_("torrent file describes more than 1 PiB of content"),
-    "torrent.no_name": N_("torrent file has no name"),
+    "torrent.too_large": N_("This file is too large to be a .torrent file (over 10 MB)."),
+    "torrent.not_fetched": N_("Telegram did not give me the file: send it once more."),
+    "torrent.too_deep": N_("This .torrent file is damaged: it is nested too deep."),
+    "torrent.not_bencode": N_("This is not a .torrent file, or it is damaged."),
+    "torrent.not_canonical": N_(
+        "This .torrent file is written in a non-standard way: its hash cannot be computed exactly."
+    ),
+    "torrent.no_info": N_("This .torrent file is damaged: it does not describe any content."),
+    "torrent.no_pieces": N_("This .torrent file is damaged: it has no checksums of its content."),
+    "torrent.bad_pieces": N_("This .torrent file is damaged: its checksums are broken."),
+    "torrent.bad_file_list": N_("This .torrent file is damaged: its list of files is broken."),
+    "torrent.bad_file_tree": N_("This .torrent file is damaged: its folder tree is broken."),
+    "torrent.no_files": N_("This .torrent file has no files in it."),
+    "torrent.too_many_files": N_(
+        "This torrent has more than {limit} files: too many for a media library."
+    ),
+    "torrent.bad_length": N_("This .torrent file is damaged: a file size in it is wrong."),
+    "torrent.too_much_content": N_(
+        "This torrent claims more than 1 PB of content: it is not real."
+    ),
+    "torrent.no_name": N_("This .torrent file is damaged: the torrent has no name."),
 }
 
 
@@ -200,7 +216,7 @@ class Reason:
         return cls(data["code"], params)
 
     def english(self) -> str:
-        """The reason in English: logs, the API, ``str()`` of an error."""
+        """The reason in English with its detail: logs, the API, ``str()`` of an error."""
         if self.code == "text" or self.code not in TEMPLATES:
             return str(self.params.get("text", self.code))
         values: dict[str, object] = dict(self.params)
@@ -208,7 +224,14 @@ class Reason:
             values["percent"] = round(float(self.params["confidence"]) * 100)
         if "seconds" in self.params:
             values["duration"] = format_duration(float(self.params["seconds"]))
-        return fill(TEMPLATES[self.code], values)
+        sentence = fill(TEMPLATES[self.code], values)
+        detail = self.detail()
+        return f"{sentence} ({detail})" if detail else sentence
+
+    def detail(self) -> str:
+        """What another system said, verbatim ("Fails.", "[Errno 13] Permission
+        denied"): shown as a detail on the card, never in the chat."""
+        return "; ".join(str(self.params[key]) for key in DETAILS if self.params.get(key))
 
 
 def reason(code: str, **params: Value) -> Reason:

@@ -140,6 +140,10 @@ class Formats:
         """A stored reason in the reader's words."""
         return reason_text(self._tx, why)
 
+    def detail(self, why: Reason | None) -> str:
+        """What another system said about it, verbatim (qBittorrent's "Fails.")."""
+        return "" if why is None else why.detail()
+
     def evidence(self, candidate: StoredCandidate | Candidate) -> str:
         return evidence_line(self._tx, candidate.evidence, candidate.title)
 

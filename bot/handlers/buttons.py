@@ -22,8 +22,16 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import Action, DownloadAction, ReviewPick
 from bot.inbox import Turn
-from bot.sender import answer_query
-from bot.texts import outdated_text, picked_caption, title_label
+from bot.keyboards import cancel_question_keyboard
+from bot.sender import answer_query, send
+from bot.texts import (
+    cancel_question_text,
+    downloaded_bytes,
+    kept_text,
+    outdated_text,
+    picked_caption,
+    title_label,
+)
 from bot.views import Views
 from common.i18n import Texts
 from common.logs import for_download, get_logger
@@ -61,6 +69,12 @@ async def on_download_action(
         return
     if not _fits(callback_data.action, download):
         await outdated(query, tx, store, views, download)
+        return
+    if callback_data.action == Action.CANCEL and downloaded_bytes(download) > 0:
+        await _ask_cancel(query, tx, download, turn)
+        return
+    if callback_data.action == Action.KEEP:
+        await _keep(query, tx)
         return
     for_download(download.id).info("telegram.button", action=callback_data.action)
     acting = asyncio.ensure_future(_act(callback_data.action, download, tx, actions))
@@ -124,10 +138,32 @@ async def answer_button(query: CallbackQuery, turn: Turn, answer: str) -> None:
     await turn.reply(Reply(escape(answer, quote=False), reply_to=reply_to))
 
 
+async def _ask_cancel(query: CallbackQuery, tx: Texts, download: Download, turn: Turn) -> None:
+    """Cancel deletes what was downloaded: asked once, in a message of its own under
+    the pressed one; its buttons are Cancel and delete / Keep it."""
+    await answer_query(query)
+    message = query.message
+    markup = cancel_question_keyboard(tx, download).model_dump_json(exclude_none=True)
+    reply_to = None if message is None else message.message_id
+    await turn.reply(Reply(cancel_question_text(tx, download), markup, reply_to=reply_to))
+
+
+async def _keep(query: CallbackQuery, tx: Texts) -> None:
+    """Keep it: nothing changes; the question goes away."""
+    await answer_query(query, kept_text(tx))
+    message = query.message
+    if not isinstance(message, Message):
+        return
+    try:
+        await send("delete_message", message.delete, chat_id=message.chat.id, idempotent=True)
+    except TelegramAPIError as error:  # too old to delete: its buttons stay, pressing is harmless
+        get_logger().info("telegram.question_not_deleted", reason=str(error)[:200])
+
+
 def _fits(action: str, download: Download) -> bool:
     if action == Action.RETRY:
         return download.state in RETRYABLE
-    if action == Action.CANCEL:
+    if action in (Action.CANCEL, Action.CANCEL_SURE, Action.KEEP):
         return download.state in ACTIVE
     if action == Action.RELINK:
         return download.state == State.DONE
@@ -140,7 +176,7 @@ async def _act(action: str, download: Download, tx: Texts, actions: Actions) -> 
         if result.queued:
             return tx.plain("qBittorrent is not answering: I will add it as soon as it is back.")
         return tx.plain("Trying again.")
-    if action == Action.CANCEL:
+    if action in (Action.CANCEL, Action.CANCEL_SURE):
         await actions.cancel(download.id)
         return tx.plain("Cancelled and deleted from qBittorrent.")
     await actions.relink(download.id)

@@ -13,7 +13,7 @@ from aiogram.types import ErrorEvent
 from bot.callbacks import DownloadAction
 from bot.handlers.buttons import answer_button, outdated, refresh
 from bot.inbox import Turn
-from bot.texts import display_name, outdated_text, shorten
+from bot.texts import display_name, not_found_text, outdated_text, shorten
 from bot.views import Views
 from common.explain import reason_text
 from common.i18n import Texts
@@ -23,6 +23,8 @@ from core.errors import (
     ExternalError,
     InfohashTakenError,
     InvalidTransitionError,
+    NotFoundError,
+    NotRecognizedError,
     RejectedError,
     UnreachableError,
 )
@@ -71,8 +73,14 @@ async def refusal_text(tx: Texts, store: Store, error: AppError) -> str:
         return outdated_text(tx)
     if isinstance(error, UnreachableError):
         return tx.plain("qBittorrent is not answering; nothing changed. Try again later.")
-    if isinstance(error, RejectedError | ExternalError):
-        return tx.plain("qBittorrent refused: {reason}").format(reason=error.detail)
+    if isinstance(error, RejectedError):  # its words are in the download's history
+        return tx.plain("qBittorrent refused to add the torrent.")
+    if isinstance(error, NotFoundError):
+        return not_found_text(tx)
+    if isinstance(error, NotRecognizedError):
+        return tx.plain("It is not recognized yet: wait until it is downloaded.")
+    if isinstance(error, ExternalError) or error.reason.code == "text":
+        return tx.plain("That did not work; nothing changed.")  # no English in the chat
     return reason_text(tx, error.reason)
 
 

@@ -4,8 +4,9 @@ a test offers its peers)."""
 
 import asyncio
 import itertools
+import re
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -200,7 +201,10 @@ async def test_garbage_gets_the_reason_and_plain_text_gets_help(
 ) -> None:
     bad = await alice.send_text("magnet:?xt=urn:btih:1234")
     answer = await alice.wait_for(reply_to(bad))
-    assert "infohash must be 40 hex or 32 base32 characters" in answer.text
+    assert answer.text == (
+        "❌ This link has no valid torrent hash: it looks cut off.\n"
+        "Copy the whole magnet link, or send the .torrent file."
+    )
     plain = await alice.send_text("hello")
     assert "did not find a magnet link" in (await alice.wait_for(reply_to(plain))).text
     assert await running.store.downloads.list_downloads() == []
@@ -384,7 +388,7 @@ async def test_outbox_delivers_everything_once_after_telegram_was_down(
     await alice.wait_for(lambda _: len(sent_texts(tg, "❌ Failed")) == 3, timeout=30)
     await asyncio.sleep(1.5)
     assert sorted(sent_texts(tg, "❌ Failed")) == sorted(
-        f"❌ Failed: {d.name}\nReason: qBittorrent refused the torrent: no seeds" for d in downloads
+        f"❌ Failed: {d.name}\nReason: qBittorrent refused to add the torrent." for d in downloads
     )
 
 
@@ -438,3 +442,221 @@ async def _until(condition: Callable[[], bool]) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError("not within 10 s")
+
+
+# Words a person understands (#33 item 3): each in Russian and English, as the chat reads.
+
+# Latin a Russian reader meets in the bot's words: names, commands, and the name of a link.
+LATIN_NAMES = {"qbittorrent", "telegram", "jellyfin", "tmdb", "magnet", "torrent", "id"}
+
+
+def english_words(text: str, names: Iterable[str] = ()) -> set[str]:
+    """Latin words of a message that are neither a name nor a command nor a given title."""
+    words = set(re.findall(r"(?<![/\w.])[A-Za-z]{2,}", text))
+    shown = {w.lower() for name in names for w in re.findall(r"[A-Za-z]{2,}", name)}
+    return {w for w in words if w.lower() not in LATIN_NAMES | shown}
+
+
+def person(tg: FakeTelegram, language: str) -> FakeUser:
+    return tg.user(ALICE, language_code=language)
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "❌ This link has no valid torrent hash: it looks cut off.\n"
+               "Copy the whole magnet link, or send the .torrent file."),
+        ("ru", "❌ В этой ссылке нет правильного хеша торрента — похоже, она обрезана.\n"
+               "Скопируйте magnet-ссылку целиком или пришлите .torrent-файл."),
+    ],
+)  # fmt: skip
+async def test_a_bad_magnet_says_whats_wrong_in_the_persons_words(
+    running: Running, tg: FakeTelegram, language: str, expected: str
+) -> None:
+    user = person(tg, language)
+    for bad in (
+        "magnet:?xt=urn:btih:1234",
+        "magnet:?xt=urn:btmh:1220abcd",
+        "magnet:?dn=Film",
+        f"magnet:?xt=urn:btih:{'a' * 40}&xt=urn:btih:{'b' * 40}",
+    ):
+        sent = await user.send_text(bad)
+        answer = await user.wait_for(reply_to(sent))
+        assert not re.search(r"infohash|hex|base32|btih|btmh|urn", answer.text, re.I), answer.text
+        if language == "ru":
+            assert english_words(answer.text) == set(), answer.text
+        if bad.endswith("1234"):
+            assert answer.text == expected
+    assert await running.store.downloads.list_downloads() == []
+
+
+@pytest.mark.parametrize(
+    ("language", "heading", "gone"),
+    [("en", "Which download? The recent ones:", "No download with this id."),
+     ("ru", "Какая загрузка? Последние:", "Загрузки с таким ID нет.")],
+)  # fmt: skip
+async def test_status_without_an_id_lists_the_recent_ones_to_pick_from(
+    running: Running, tg: FakeTelegram, language: str, heading: str, gone: str
+) -> None:
+    user = person(tg, language)
+    for name in ("First.Film", "Second.Film"):
+        sent = await user.send_text(dead_magnet(name))
+        await user.wait_for(reply_to(sent))
+
+    asked = await user.send_text("/status")
+    listing = await user.wait_for(reply_to(asked))
+    assert listing.text.splitlines()[0] == heading
+    assert [b.text for row in listing.buttons for b in row] == ["1. Second.Film", "2. First.Film"]
+
+    await user.press(listing, "1. Second.Film")
+    status = await user.wait_for(lambda m: reply_to(listing)(m) and "Second.Film" in m.text)
+    assert "Cancel" in status.button_texts or "Отменить" in status.button_texts
+    if language == "ru":
+        assert english_words(status.text, {"Second.Film"}) == set(), status.text
+
+    again = await user.send_text("/status 01J00000000000000000000000")
+    assert (await user.wait_for(after(again))).text == gone
+
+
+@pytest.mark.parametrize(
+    ("language", "unknown", "commands", "no_link"),
+    [("en", "I do not know the command /foo.", "Commands: /list",
+      "I did not find a magnet link here."),
+     ("ru", "Я не знаю команды /foo.", "Команды: /list", "Не нашёл здесь magnet-ссылки.")],
+)  # fmt: skip
+async def test_an_unknown_command_says_so_and_shows_the_commands(
+    running: Running, tg: FakeTelegram, language: str, unknown: str, commands: str, no_link: str
+) -> None:
+    user = person(tg, language)
+    sent = await user.send_text("/foo bar")
+    answer = await user.wait_for(reply_to(sent))
+    assert answer.text.splitlines()[0] == unknown
+    assert answer.text.splitlines()[1].startswith(commands)
+    plain = await user.send_text("just some words")
+    assert (await user.wait_for(reply_to(plain))).text.startswith(no_link)  # as before
+    if language == "ru":
+        assert english_words(answer.text) == set(), answer.text
+
+
+@pytest.mark.parametrize(
+    ("language", "nothing", "finished", "library"),
+    [("en", "Nothing is downloading now.", "Finished lately",
+      "Everything in the library: /library."),
+     ("ru", "Сейчас ничего не качается.", "Недавно готовые",
+      "Всё, что есть в библиотеке: /library.")],
+)  # fmt: skip
+async def test_an_empty_list_offers_the_latest_finished_and_the_library(
+    running: Running, tg: FakeTelegram, language: str, nothing: str, finished: str, library: str
+) -> None:
+    user = person(tg, language)
+    store = running.store
+    new = NewDownload(name="Old.Film.2020", source="telegram", source_ref="", chat_id=ALICE)
+    made = await store.downloads.create_download_if_no_active(new, [secrets.token_hex(20)])
+    for state in (State.DOWNLOADING, State.IMPORTING, State.DONE):
+        await store.downloads.move(made.download.id, state, reason=reason("qbt.seen"))
+
+    sent = await user.send_text("/list")
+    answer = await user.wait_for(after(sent))
+    assert answer.text.splitlines()[0] == nothing
+    assert finished in answer.text
+    assert "1. Old.Film.2020" in answer.text
+    assert answer.text.splitlines()[-1] == library
+    assert answer.buttons[0][0].text == "1. Old.Film.2020"
+    assert (answer.buttons[0][0].url or "").startswith(f"{PUBLIC_URL}/download/{made.download.id}")
+
+
+@pytest.mark.parametrize(
+    ("language", "waiting"),
+    [("en", "⏳ Waiting for the list of files from peers: 1 minute so far."),
+     ("ru", "⏳ Жду список файлов от раздающих; ожидание: 1 минута.")],
+)  # fmt: skip
+async def test_a_download_at_zero_says_why_it_waits_and_how_long(
+    running: Running, tg: FakeTelegram, language: str, waiting: str
+) -> None:
+    """Nobody has the torrent: qBittorrent waits for its metadata (metaDL)."""
+    user = person(tg, language)
+    sent = await user.send_text(dead_magnet("Nobody.Has.It"))
+    status = await user.wait_for(reply_to(sent))
+    shown = await user.wait_for(
+        lambda m: m.message_id == status.message_id and waiting in m.text, timeout=15
+    )
+    assert shown.text.splitlines()[-1] == waiting
+
+
+async def half_downloaded(store: Store, name: str) -> Download:
+    """A download with 3.2 GB of its 6.4 GB on disk, which qBittorrent is not asked about."""
+    (download,) = await waiting_downloads(store, 1)
+    move = Transition(State.ACCEPTED, State.DOWNLOADING, reason("qbt.seen"))
+    fields: dict[str, object] = {"name": name, "total_size": 6_871_947_674, "progress": 0.5}
+    assert await store.tracking.apply_changes([SnapshotChange(download.id, fields, move)])
+    return await store.downloads.get_download(download.id)
+
+
+@pytest.mark.parametrize(
+    ("language", "cancel", "question", "sure", "keep", "kept"),
+    [("en", "Cancel", "Cancel Half.Film and delete the 3.2 GB downloaded?", "Cancel and delete",
+      "Keep it", "Not cancelled: it goes on."),
+     ("ru", "Отменить", "Отменить Half.Film и удалить уже скачанные 3,2 ГБ?", "Отменить и удалить",
+      "Оставить", "Не отменяю: загрузка продолжается.")],
+)  # fmt: skip
+async def test_cancel_of_a_download_with_data_asks_once(
+    running: Running,
+    tg: FakeTelegram,
+    language: str,
+    cancel: str,
+    question: str,
+    sure: str,
+    keep: str,
+    kept: str,
+) -> None:
+    user = person(tg, language)
+    await say_hello(user)
+    download = await half_downloaded(running.store, "Half.Film")
+    asked_status = await user.send_text(f"/status {download.id}")
+    status = await user.wait_for(lambda m: reply_to(asked_status)(m) and cancel in m.button_texts)
+
+    await user.press(status, cancel)
+    asking = await user.wait_for(lambda m: reply_to(status)(m) and m.text == question)
+    assert asking.button_texts == [sure, keep]
+    assert (await running.store.downloads.get_download(download.id)).state == State.DOWNLOADING
+
+    answer = await user.press(asking, keep)
+    assert answer.text == kept
+    await _until(lambda: asking.message_id not in user.chat.messages)  # the question is gone
+    assert (await running.store.downloads.get_download(download.id)).state == State.DOWNLOADING
+
+    await user.press(status, cancel)
+    asking = await user.wait_for(
+        lambda m: reply_to(status)(m) and m.text == question and m.message_id > asking.message_id
+    )
+    await user.press(asking, sure)
+    await _until_removed(running.store, download.id)
+    stale = await user.press(asking, sure)  # pressed again: answered as every stale button
+    assert stale.text in (
+        "This button is outdated — here is the current state.",
+        "Кнопка устарела — вот актуальное состояние.",
+    )
+
+
+async def _until_removed(store: Store, download_id: str) -> None:
+    for _ in range(200):
+        if (await store.downloads.get_download(download_id)).state == State.REMOVED:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("not cancelled within 10 s")
+
+
+async def test_no_english_reaches_a_russian_reader_of_a_refusal(
+    running: Running, tg: FakeTelegram
+) -> None:
+    """qBittorrent's own words ("Fails.") stay on the card: the chat reads Russian."""
+    user = person(tg, "ru")
+    await say_hello(user)
+    (download,) = await waiting_downloads(running.store, 1)
+    move = Transition(State.ACCEPTED, State.FAILED, reason("qbt.refused", detail="Fails."))
+    assert await running.store.tracking.apply_changes([SnapshotChange(download.id, {}, move)])
+    failed = await user.wait_for(lambda m: m.from_bot and "qBittorrent не принял торрент" in m.text)
+    assert "Fails" not in failed.text
+    assert english_words(failed.text, {download.name}) == set(), failed.text
+    for message in user.bot_messages():
+        assert english_words(message.text, {download.name}) == set(), message.text
