@@ -167,7 +167,8 @@ SAMPLE = {
 @pytest.mark.parametrize("code", sorted(TEMPLATES))
 def test_every_reason_reads_in_russian_without_english_words(code: str) -> None:
     ru = I18n("en").texts("ru")
-    text = reason_text(ru, Reason(code, SAMPLE))
+    # A placeholder SAMPLE has no value for stays "{name}": not a word a reader meets.
+    text = re.sub(r"\{\w+\}", "", reason_text(ru, Reason(code, SAMPLE)))
     latin = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z_]+", text)}
     sample_words = {w.lower() for v in SAMPLE.values() for w in re.findall(r"[A-Za-z_]+", str(v))}
     assert latin <= NAMES | sample_words - {"permission", "denied"}, text
