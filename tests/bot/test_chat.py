@@ -13,7 +13,7 @@ import pytest
 
 from bot.app import WEBHOOK_PATH, webhook_secret
 from core.config import MetadataSettings
-from core.ids import new_id
+from core.ids import Id, new_id
 from core.links import verify_user_token
 from core.models import Download, NewDownload, SnapshotChange, Transition
 from core.reasons import reason
@@ -638,7 +638,7 @@ async def test_cancel_of_a_download_with_data_asks_once(
     )
 
 
-async def _until_removed(store: Store, download_id: str) -> None:
+async def _until_removed(store: Store, download_id: Id) -> None:
     for _ in range(200):
         if (await store.downloads.get_download(download_id)).state == State.REMOVED:
             return

@@ -23,7 +23,7 @@ from common.i18n import I18n
 from core import clock
 from core.magnet import BTIH_REASON
 from core.models import Download
-from core.reasons import DETAILS, TEMPLATES, Reason, reason
+from core.reasons import DETAILS, TEMPLATES, Reason, Value, reason
 from core.states import State
 from tests.core.test_live import download as a_download
 
@@ -153,7 +153,7 @@ NAMES = {
     "qbittorrent", "telegram", "tmdb", "jellyfin", "jellybit", "magnet", "torrent", "api", "id",
     "library", "cross_device", "copy", "webui", "sync", "maindata",
 }  # fmt: skip
-SAMPLE = {
+SAMPLE: dict[str, Value] = {
     "folder": "Фильмы/Дюна (2021)", "name": "фильм.mkv", "path": "/данные/фильм.mkv",
     "target": "/библиотека/Дюна.mkv", "source": "/загрузки/Дюна.mkv", "file": "серия.mkv",
     "title": "Дюна", "words": "Часть два", "hint": "Дюна", "date": "2021-01-01",
