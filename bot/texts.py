@@ -83,6 +83,7 @@ def status_text(tx: Texts, download: Download) -> str:
             head
             + "\n"
             + _progress_line(tx, download)
+            + _short_of_space(tx, download)
             + _trouble(tx, download)
             + _not_started(tx, download)
         )
@@ -101,6 +102,20 @@ def status_text(tx: Texts, download: Download) -> str:
 
 def _progress_line(tx: Texts, download: Download) -> str:
     return f"{progress_bar(download.progress)} {progress_text(tx, download)}"
+
+
+def _short_of_space(tx: Texts, download: Download) -> str:
+    """Under the bar while the rest does not fit on qBittorrent's disk (the poller
+    keeps ``free_space`` only then): Cancel is the button beside it."""
+    if download.state != State.DOWNLOADING or download.free_space is None:
+        return ""
+    needed = round((download.total_size or 0) * (1 - download.progress))
+    words = tx(
+        "⚠️ Not enough space: needs {needed}, {free} free",
+        needed=size_text(tx, needed),
+        free=size_text(tx, download.free_space),
+    )
+    return "\n" + words
 
 
 def _trouble(tx: Texts, download: Download) -> str:

@@ -10,10 +10,10 @@ from collections.abc import Mapping
 
 from babel.numbers import format_decimal
 
-from common.formatting import duration_text
+from common.formatting import duration_text, size_text
 from common.i18n import Texts
 from core.evidence import Evidence
-from core.reasons import TEMPLATES, Reason, Value, fill
+from core.reasons import SIZE_SUFFIX, TEMPLATES, Reason, Value, fill
 
 
 def reason_text(tx: Texts, reason: Reason | None) -> str:
@@ -44,6 +44,9 @@ def _shown(tx: Texts, params: Mapping[str, Value]) -> dict[str, object]:
         shown["percent"] = round(float(params["confidence"]) * 100)
     if "seconds" in params:
         shown["duration"] = duration_text(tx, float(params["seconds"]))
+    for key, value in params.items():
+        if key.endswith(SIZE_SUFFIX):
+            shown[key.removesuffix(SIZE_SUFFIX)] = size_text(tx, float(value))
     if "system" in params:
         shown["system"] = SYSTEMS.get(str(params["system"]), params["system"])
     return shown

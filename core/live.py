@@ -81,6 +81,17 @@ def is_broken(torrent: Mapping[str, Any]) -> bool:
     return torrent.get("state") in ERROR_STATES
 
 
+def remaining_bytes(torrent: Mapping[str, Any]) -> int:
+    """What the torrent still has to write: its size less what it has (0 before its
+    metadata: its size is unknown then)."""
+    size = int(torrent.get("size") or 0)
+    return max(0, size - round(size * float(torrent.get("progress") or 0)))
+
+
+def needs_space(torrent: Mapping[str, Any]) -> bool:
+    return remaining_bytes(torrent) > 0 and not is_complete(torrent)
+
+
 def may_change_id(torrent: Mapping[str, Any]) -> bool:
     """Whether qBittorrent may re-register this torrent under another id: one known
     only by a v1 hash and still without metadata may turn out to be a hybrid, whose
@@ -121,6 +132,9 @@ class LiveMap:
         self.torrents: dict[str, Torrent] = {}
         self._by_hash: dict[str, str] = {}
         self.synced = False  # at least one full answer seen
+        # Bytes free on the disk of qBittorrent's default save path (``server_state``;
+        # a partial answer carries it when it changed, a listing never): None, unknown.
+        self.free_space: int | None = None
 
     def apply(self, answer: Mapping[str, Any], *, everything: bool = False) -> SyncResult:
         """Merge an answer. A full one replaces the snapshot, and only torrents that
@@ -153,6 +167,12 @@ class LiveMap:
             elif not known or not FOLLOWED_FIELDS.isdisjoint(fields):
                 result.changed.add(torrent_id)
         result.removed -= result.changed
+        free = (answer.get("server_state") or {}).get("free_space_on_disk")
+        if isinstance(free, int) and free >= 0 and free != self.free_space:
+            self.free_space = free
+            # Whether each unfinished download still fits is judged anew; seeding ones
+            # need no space, so the many of them cost nothing here.
+            result.changed |= {tid for tid, t in self.torrents.items() if needs_space(t)}
         self.rid = int(answer.get("rid", self.rid))
         return result
 

@@ -57,6 +57,7 @@ class Download:
     progress_at: str | None = None
     add_attempts: int = 0
     next_add_at: str | None = None
+    free_space: int | None = None  # qBittorrent's free disk space, while the rest does not fit
     infohashes: tuple[Infohash, ...] = field(default=())
 
     def hash_values(self) -> tuple[str, ...]:

@@ -8,7 +8,8 @@ existed reads back as the code ``text`` with the words as its ``text`` parameter
 (migration 0009 converted what it recognized).
 
 Parameters are data: names, paths, numbers, another system's own message.
-``confidence`` (0..1) reads as a percentage and ``seconds`` as a duration.
+``confidence`` (0..1) reads as a percentage, ``seconds`` as a duration and
+``<name>_bytes`` as a size, as ``{name}``.
 Another system's words (``DETAILS``: qBittorrent's "Fails.", an OS error) are
 never in a template: a person reads the reason in their language, and the
 verbatim words are a detail, on the download's card and in the English.
@@ -49,6 +50,9 @@ TEMPLATES: Mapping[str, str] = {
     "qbt.resumed": N_("Progress resumed."),
     "qbt.vanished": N_("The torrent disappeared from qBittorrent before it completed."),
     "qbt.no_progress": N_("No progress for {duration}."),
+    "qbt.disk_full": N_(
+        "The disk is full: it needs {needed} more, {free} free. Free space, then press Retry."
+    ),
     "qbt.back": N_("The torrent is back in qBittorrent."),
     "qbt.refused": N_("qBittorrent refused to add the torrent."),
     "qbt.unreachable": N_("qBittorrent is not answering: I will add it as soon as it is back."),
@@ -224,6 +228,9 @@ class Reason:
             values["percent"] = round(float(self.params["confidence"]) * 100)
         if "seconds" in self.params:
             values["duration"] = format_duration(float(self.params["seconds"]))
+        for key in self.params:
+            if key.endswith(SIZE_SUFFIX):
+                values[key.removesuffix(SIZE_SUFFIX)] = _size(float(self.params[key]))
         sentence = fill(TEMPLATES[self.code], values)
         detail = self.detail()
         return f"{sentence} ({detail})" if detail else sentence
@@ -232,6 +239,18 @@ class Reason:
         """What another system said, verbatim ("Fails.", "[Errno 13] Permission
         denied"): shown as a detail on the card, never in the chat."""
         return "; ".join(str(self.params[key]) for key in DETAILS if self.params.get(key))
+
+
+SIZE_SUFFIX = "_bytes"
+
+
+def _size(size: float) -> str:
+    """Bytes in binary multiples as English reads them: "58.2 GB"."""
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024:
+            return f"{size:.0f} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} TB"
 
 
 def reason(code: str, **params: Value) -> Reason:

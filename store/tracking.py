@@ -28,6 +28,7 @@ SNAPSHOT_COLUMNS = frozenset(
         "progress_at",
         "source_added_at",
         "completed_at",
+        "free_space",
     }
 )
 

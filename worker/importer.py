@@ -5,7 +5,8 @@
 its row marked, so an interrupted batch is finished by running again. A relink
 undoes the previous batch first (only links that are still ours). Uncertain
 recognition or a conflict at a target -> ``review``; a refused cross-device
-hardlink or a library folder that refuses a write -> ``failed``; success -> ``done``. These changes are announced in
+hardlink or a library folder that refuses a write -> ``failed``; success ->
+``done``. These changes are announced in
 the chat through the outbox.
 """
 

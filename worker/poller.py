@@ -34,6 +34,7 @@ from core.live import (
     is_complete,
     listing_answer,
     may_change_id,
+    remaining_bytes,
 )
 from core.magnet import magnet_uri
 from core.models import Download, NewDownload, SnapshotChange, Transition
@@ -196,7 +197,9 @@ class Poller:
                 await self._refuse_mismatched(download, torrent_id)
                 continue
             await self._collect_hashes(download, torrent)
-            change = snapshot_change(download, torrent, self._settings.path_map)
+            change = snapshot_change(
+                download, torrent, self._settings.path_map, free_space=self.live.free_space
+            )
             if change is not None:
                 changes.append(change)
         for change in await self._store.tracking.apply_changes(changes):
@@ -301,9 +304,11 @@ class Poller:
         cutoff = clock.shifted(-timedelta(seconds=self._settings.stuck_after))
         for download in await self._store.tracking.list_stalled(cutoff):
             seconds = self._settings.stuck_after
-            await self._transition(
-                download, State.STUCK, reason("qbt.no_progress", seconds=seconds)
-            )
+            why = reason("qbt.no_progress", seconds=seconds)
+            if download.free_space is not None and download.total_size:  # it stalled full
+                left = round(download.total_size * (1 - download.progress))
+                why = disk_full(left, download.free_space)
+            await self._transition(download, State.STUCK, why)
 
     async def _transition(self, download: Download, to_state: State, why: Reason) -> None:
         move = Transition(download.state, to_state, why)
@@ -322,15 +327,22 @@ class Poller:
 
 
 def snapshot_change(
-    download: Download, torrent: Torrent, path_map: Iterable[tuple[str, str]]
+    download: Download,
+    torrent: Torrent,
+    path_map: Iterable[tuple[str, str]],
+    *,
+    free_space: int | None = None,
 ) -> SnapshotChange | None:
     """What changed between the stored download and the torrent, and the state
-    move that follows; None when nothing did."""
+    move that follows; None when nothing did. ``free_space``: what qBittorrent's
+    disk has free (``server_state``), None when unknown."""
     now = clock.now()
     seen = _snapshot(torrent, path_map)
+    # Kept only while the rest does not fit: the status message says so, with both figures.
+    seen["free_space"] = free_space if _short_of_space(torrent, free_space) else None
     fields = {k: v for k, v in seen.items() if getattr(download, k) != v}
     grew = float(seen["progress"]) > download.progress
-    move = _next_state(download, torrent, grew)
+    move = _disk_full(download, torrent, free_space) or _next_state(download, torrent, grew)
     # The stuck clock restarts on progress, on (re)entering downloading, and
     # for a download that never had one (recovered, or from before 0004).
     restarts = move is not None and move.to_state == State.DOWNLOADING
@@ -357,6 +369,26 @@ def _snapshot(torrent: Torrent, path_map: Iterable[tuple[str, str]]) -> dict[str
         "content_path": map_remote_path(str(torrent.get("content_path") or ""), maps) or None,
         "qbt_state": str(torrent.get("state") or ""),
     }
+
+
+def _short_of_space(torrent: Torrent, free_space: int | None) -> bool:
+    return free_space is not None and remaining_bytes(torrent) > free_space
+
+
+def _disk_full(download: Download, torrent: Torrent, free_space: int | None) -> Transition | None:
+    """qBittorrent 4.5 and 5.x show a torrent that could not write (libtorrent's upload
+    mode after ENOSPC) as ``error``, without the OS's words: with less free space than
+    it still needs, that is a full disk."""
+    state = download.state
+    if state not in (State.DOWNLOADING, State.ACCEPTED) or torrent.get("state") != "error":
+        return None
+    if free_space is None or not _short_of_space(torrent, free_space):
+        return None
+    return Transition(state, State.STUCK, disk_full(remaining_bytes(torrent), free_space))
+
+
+def disk_full(needed: int, free: int) -> Reason:
+    return reason("qbt.disk_full", needed_bytes=needed, free_bytes=free)
 
 
 def _next_state(download: Download, torrent: Torrent, grew: bool) -> Transition | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -311,6 +312,18 @@ def test_maindata_is_full_then_partial_then_tells_removals(target: Target) -> No
     assert removed == [torrent["hash"]]
     # The files go on libtorrent's disk thread: after the removal is listed, not with it.
     _until(lambda: not (target.save_path / made.name).exists(), "the files deleted")
+
+
+def test_server_state_tells_the_free_space_of_the_save_paths_disk(target: Target) -> None:
+    """jellybit compares it with what a download still needs (a full disk is said)."""
+    session = target.session()
+    full = target.get(session, "sync/maindata", rid=0).json()
+    free = full["server_state"]["free_space_on_disk"]
+    assert isinstance(free, int)
+    actual = shutil.disk_usage(target.save_path).free
+    assert abs(free - actual) <= max(actual // 100, 256 << 20)  # others write meanwhile
+    later = target.get(session, "sync/maindata", rid=full["rid"]).json()
+    assert set(later.get("server_state", {})) <= set(full["server_state"])  # changed keys only
 
 
 def test_5_leaves_empty_collections_out_of_a_full_answer(target: Target) -> None:

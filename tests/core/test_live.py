@@ -179,3 +179,28 @@ def test_metadata_that_contradicts_a_magnets_hashes_is_seen() -> None:
 
 def test_a_torrent_is_known_by_its_v1_and_its_truncated_v2() -> None:
     assert torrent_ids([V1, V2]) == [V1, V2[:40]]
+
+
+def test_the_free_space_is_followed_and_judges_the_unfinished_torrents_again() -> None:
+    live = LiveMap()
+    seeding = {"size": 100, "progress": 1.0, "state": "stalledUP"}
+    fetching = {"size": 100, "progress": 0.25, "state": "downloading"}
+    full = {"rid": 1, "full_update": True, "server_state": {"free_space_on_disk": 500}}
+    live.apply(full | {"torrents": {"a": seeding, "b": fetching}})
+    assert live.free_space == 500
+    assert live.apply({"rid": 2}).changed == set()  # nothing new
+    assert live.apply({"rid": 3, "server_state": {"free_space_on_disk": 50}}).changed == {"b"}
+    assert live.free_space == 50
+    listing = {"rid": 0, "full_update": True, "torrents": {"b": fetching}}  # 5.x's torrents/info
+    live.apply(listing)
+    assert live.free_space == 50  # a listing does not tell it: the last figure stays
+
+
+def test_a_download_short_of_space_keeps_the_free_figure_only_while_short() -> None:
+    half = torrent(progress=0.5, size=1000, state="downloading")
+    short = snapshot_change(download(), half, PATHS, free_space=400)
+    assert short is not None
+    assert short.fields["free_space"] == 400  # 500 left, 400 free
+    fits = snapshot_change(download(), half, PATHS, free_space=600)
+    assert fits is not None
+    assert fits.fields.get("free_space") is None

@@ -80,3 +80,10 @@ def test_a_missing_parameter_stays_visible() -> None:
 
 def test_an_empty_reason_reads_as_nothing_not_as_the_catalogue_header() -> None:
     assert reason_text(I18n("en").texts("ru"), text_reason("")) == ""
+
+
+def test_sizes_read_in_the_readers_language() -> None:
+    full = reason("qbt.disk_full", needed_bytes=62_491_774_156, free_bytes=13_314_398_617)
+    assert "it needs 58.2 GB more, 12.4 GB free" in full.english()
+    assert "it needs 58.2 GB more, 12.4 GB free" in reason_text(I18n("en").texts("en"), full)
+    assert "нужно ещё 58,2 ГБ, свободно 12,4 ГБ" in reason_text(I18n("en").texts("ru"), full)

@@ -20,6 +20,11 @@ The swarm: ``offer(made)`` makes a torrent downloadable. Added, it fetches its m
 (``metaDL``) for ``metadata_s``, downloads for ``download_s`` and then seeds, with its
 files copied into its save path, as a real download leaves them. A magnet nobody offers
 stays in ``metaDL``. ``hold(t)`` keeps a torrent downloading until ``release(t)``.
+The server state's ``free_space_on_disk`` is the free space of the downloads folder's disk,
+as qBittorrent reports it for its default save path (a partial answer carries the server
+state's changed keys only). A torrent whose files do not fit on the disk (``ENOSPC``) stops
+in ``error``, as libtorrent's upload mode shows in 4.5 and 5.x; a start or a recheck tries
+again.
 Faults (``tests/support/http_fake.py``): ``set_down``, ``set_delay``, ``fail_next``;
 ``restart()`` forgets the sessions (the next call is a 403, as after a real restart).
 """
@@ -30,6 +35,7 @@ import asyncio
 import base64
 import copy
 import email.parser
+import errno
 import json
 import secrets
 import shutil
@@ -80,6 +86,7 @@ class _Torrent:
     held: bool = False
     done: bool = False
     checking_until: float = 0.0  # a recheck in progress, until this monotonic time
+    disk_full: bool = False  # its files did not fit: "error" until started or rechecked
 
     @property
     def size(self) -> int:
@@ -102,8 +109,9 @@ class FakeQbittorrent(HttpFake):
     torrents: dict[str, _Torrent] = field(default_factory=dict)
     _offered: dict[str, MadeTorrent] = field(default_factory=dict, repr=False)
     _sessions: set[str] = field(default_factory=set, repr=False)
-    # What each maindata answer showed (torrents, category names), for a later rid.
-    _answers: dict[int, tuple[dict[str, dict[str, Any]], set[str]]] = field(
+    # What each maindata answer showed (torrents, category names, server state), for a
+    # later rid.
+    _answers: dict[int, tuple[dict[str, dict[str, Any]], set[str], dict[str, Any]]] = field(
         default_factory=dict, repr=False
     )
     _rid: int = 0
@@ -302,16 +310,17 @@ class FakeQbittorrent(HttpFake):
         extra = dict.fromkeys(self._record["maindata_torrent_only"], False)
         now = {t.id: self._fields(t) | extra for t in self._advanced()}
         categories = self._category_map()
-        before, seen = self._answers.get(rid, (None, set()))
+        server = self._server_state()
+        before, seen, was = self._answers.get(rid, (None, set(), {}))
         self._rid += 1
-        self._answers[self._rid] = (copy.deepcopy(now), set(categories))
+        self._answers[self._rid] = (copy.deepcopy(now), set(categories), server)
         for stale in [r for r in self._answers if r <= self._rid - _KEPT_ANSWERS]:
             del self._answers[stale]
         answer: dict[str, Any] = {"rid": self._rid}
         if before is None:
             answer |= {
                 "full_update": True,
-                "server_state": self._server_state(),
+                "server_state": server,
                 "categories": categories,
                 "tags": sorted(self._tag_names),
                 "torrents": now,
@@ -328,6 +337,8 @@ class FakeQbittorrent(HttpFake):
                 changed[torrent_id] = delta
         if changed:
             answer["torrents"] = changed
+        if server_changed := {k: v for k, v in server.items() if was.get(k) != v}:
+            answer["server_state"] = server_changed
         if new := {k: v for k, v in categories.items() if k not in seen}:
             answer["categories"] = new
         removed = [torrent_id for torrent_id in before if torrent_id not in now]
@@ -447,12 +458,19 @@ class FakeQbittorrent(HttpFake):
         return await self._each(request, lambda t: setattr(t, "stopped", True))
 
     async def _start(self, request: web.Request) -> web.StreamResponse:
-        return await self._each(request, lambda t: setattr(t, "stopped", False))
+        def start(torrent: _Torrent) -> None:
+            torrent.stopped = torrent.disk_full = False
+
+        return await self._each(request, start)
 
     async def _recheck(self, request: web.Request) -> web.StreamResponse:
         """The data is checked again: ``checkingUP``/``checkingDL`` for a moment."""
         until = time.monotonic() + RECHECK_S
-        return await self._each(request, lambda t: setattr(t, "checking_until", until))
+
+        def recheck(torrent: _Torrent) -> None:
+            torrent.checking_until, torrent.disk_full = until, False
+
+        return await self._each(request, recheck)
 
     async def _reannounce(self, request: web.Request) -> web.StreamResponse:
         return await self._each(request, lambda t: None)
@@ -500,7 +518,7 @@ class FakeQbittorrent(HttpFake):
     def _advance(self, torrent: _Torrent) -> None:
         """Metadata, then the download, by the time since the add."""
         made = torrent.made
-        if made is None or torrent.done or torrent.stopped:
+        if made is None or torrent.done or torrent.stopped or torrent.disk_full:
             return
         now = time.monotonic()
         if not torrent.has_metadata and now - torrent.started_download >= self.metadata_s:
@@ -516,11 +534,19 @@ class FakeQbittorrent(HttpFake):
         downloaded = now - torrent.started_download >= self.download_s
         if torrent.has_metadata and not torrent.held and downloaded:
             target = torrent.save_path / made.content.name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if made.content.is_dir():
-                shutil.copytree(made.content, target, dirs_exist_ok=True)
-            else:
-                shutil.copyfile(made.content, target)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if made.content.is_dir():
+                    shutil.copytree(made.content, target, dirs_exist_ok=True)
+                else:
+                    shutil.copyfile(made.content, target)
+            except OSError as error:
+                if error.errno != errno.ENOSPC and not (
+                    isinstance(error, shutil.Error) and "No space left" in str(error)
+                ):
+                    raise
+                torrent.disk_full = True  # what was written stays, as libtorrent leaves it
+                return
             torrent.done = True
 
     def _progress(self, torrent: _Torrent) -> float:
@@ -528,7 +554,7 @@ class FakeQbittorrent(HttpFake):
             return 0.0
         if torrent.done:
             return 1.0
-        if not torrent.has_metadata or torrent.held:
+        if not torrent.has_metadata or torrent.held or torrent.disk_full:
             return 0.0 if not torrent.has_metadata else 0.5
         elapsed = time.monotonic() - torrent.started_download
         return round(min(0.99, elapsed / max(self.download_s, 0.001)), 4)
@@ -539,6 +565,8 @@ class FakeQbittorrent(HttpFake):
             return "checkingUP" if torrent.done else "checkingDL"
         if not torrent.has_metadata:
             return f"{stopped}DL" if torrent.stopped else "metaDL"
+        if torrent.disk_full:
+            return "error"
         if torrent.done:
             return f"{stopped}UP" if torrent.stopped else "stalledUP"
         return f"{stopped}DL" if torrent.stopped else "downloading"
@@ -569,7 +597,7 @@ class FakeQbittorrent(HttpFake):
             "total_size": size if torrent.has_metadata else -1,
             "completed": int(size * progress),
             "amount_left": size - int(size * progress),
-            "dlspeed": 0 if torrent.done or torrent.stopped else 1 << 20,
+            "dlspeed": 0 if torrent.done or torrent.stopped or torrent.disk_full else 1 << 20,
             "eta": 8640000 if torrent.done else 1,
             "completion_on": torrent.added_on if torrent.done else fields["completion_on"],
         }
@@ -578,8 +606,9 @@ class FakeQbittorrent(HttpFake):
         return fields
 
     def _server_state(self) -> dict[str, Any]:
-        state: dict[str, Any] = self._record["server_state"]
-        return dict(state)
+        state: dict[str, Any] = dict(self._record["server_state"])
+        state["free_space_on_disk"] = shutil.disk_usage(self.downloads_dir).free
+        return state
 
 
 def _same(torrent: _Torrent, made: MadeTorrent) -> bool:
