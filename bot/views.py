@@ -109,6 +109,9 @@ class Views:
             if chosen is not None:
                 text = picked_caption(tx, download, chosen.title, chosen.year)
                 return View(text, markup, self._poster(chosen.poster_path))
+        if download.state in (State.FAILED, State.REMOVED):  # what happened, and why
+            why = download.error.dumps() if download.error else ""
+            return View(notification_text(tx, download.state.value, download, why), markup)
         return View(status_text(tx, download), markup)
 
     async def _review(self, tx: Texts, user_id: int, download: Download) -> View:
@@ -260,7 +263,10 @@ class Views:
         """Edit a message to the download's view now. ``photo``: the poster the
         message shows (None: a text message; "": a photo not remembered). A text
         message whose view has a poster becomes a photo (``editMessageMedia``); a photo
-        stays one. False when it already shows the view."""
+        stays one. False when it already shows the view, or when a newer message
+        about the download is on its way (it supersedes this one)."""
+        if await self._store.telegram.news_waiting(download.id, chat_id):
+            return False
         view = await self.view_of(tx, user_id, download)
         if photo is not None and view.photo is None:
             view = replace(view, photo=photo)  # a photo message keeps its picture

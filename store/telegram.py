@@ -116,18 +116,12 @@ class TelegramState:
 
     async def status_messages_due(self, shown_before: str) -> list[StatusMessage]:
         """Status messages whose download changed since they were last shown,
-        not shown since ``shown_before`` (edits are rate-limited). Not while a message
-        about the download waits in the chat's outbox: that one is sent anew and
-        supersedes it."""
+        not shown since ``shown_before`` (edits are rate-limited)."""
         rows = await fetch_all(
             self._db.reader,
             """SELECT m.chat_id, m.message_id, m.shown, m.photo, m.download_id
             FROM telegram_message AS m JOIN download AS d ON d.id = m.download_id
             WHERE m.role = 'status' AND d.updated_at >= m.shown_at AND m.shown_at <= :before
-              AND NOT EXISTS (
-                SELECT 1 FROM outbox AS o
-                WHERE o.sent_at IS NULL AND o.download_id = m.download_id
-                  AND (o.chat_id IS NULL OR o.chat_id = m.chat_id))
             ORDER BY m.shown_at""",
             {"before": shown_before},
         )
@@ -142,6 +136,17 @@ class TelegramState:
             )
             for row in rows
         ]
+
+    async def news_waiting(self, download_id: Id, chat_id: int) -> bool:
+        """Whether a message about the download waits in the chat's outbox (it will be
+        sent anew and supersede the one the chat has)."""
+        row = await fetch_one(
+            self._db.reader,
+            """SELECT 1 FROM outbox WHERE sent_at IS NULL AND download_id = :download_id
+              AND (chat_id IS NULL OR chat_id = :chat_id) LIMIT 1""",
+            {"download_id": download_id, "chat_id": chat_id},
+        )
+        return row is not None
 
     async def message(self, chat_id: int, message_id: int) -> BotMessage | None:
         row = await fetch_one(
