@@ -37,6 +37,8 @@ async def test_a_magnet_of_a_torrent_qbittorrent_already_has_complete_moves_at_o
         assert isinstance(first, Created)
         await eventually(lambda: _in(house, first.download, State.DONE), what="first done")
         await asyncio.sleep(1.0)  # partial ticks (every 0.2 s) in which it sits unchanged
+        # Deleted from the library (else it is "already in the library"), still seeded.
+        next((tmp_path / "library").rglob("*.mkv")).unlink()
 
         again = await cases.ingest.magnet(magnet_for(made), source="telegram")
         assert isinstance(again, Created)  # a new download: the first one is done
