@@ -23,7 +23,7 @@ from tests.support.torrents import (
     seed,
 )
 from tests.support.torrents import seeder_peer as peer_of
-from worker.ingest import Created, Duplicate
+from worker.ingest import Created, Duplicate, InLibrary
 
 MiB = 1024 * 1024
 _names = itertools.count()
@@ -118,7 +118,7 @@ async def _qbt_torrent(running: Running, made: MadeTorrent) -> str | None:
     return str(torrent["hash"])
 
 
-async def test_duplicate_while_active_and_new_download_after_done(
+async def test_duplicate_while_active_in_library_when_done_and_new_once_deleted(
     running: Running, seeder: QbtInstance, tmp_path: Path
 ) -> None:
     made = new_torrent(tmp_path, seeder, "v1")
@@ -131,6 +131,11 @@ async def test_duplicate_while_active_and_new_download_after_done(
     assert again.download.id == first.download.id
 
     await wait_state(running, first.download.id, State.DONE)
+    in_library = await running.engine.cases.ingest.magnet(magnet, source="telegram")
+    assert isinstance(in_library, InLibrary)  # its file is in the library: nothing twice
+    assert in_library.download.id == first.download.id
+    for video in (tmp_path / "library").rglob("*.mkv"):
+        video.unlink()  # deleted by the person: the torrent may be downloaded again
     after_done = await running.engine.cases.ingest.magnet(magnet, source="telegram")
     # qBittorrent still has it (seeding): "Fails." for a duplicate is not a failure.
     assert isinstance(after_done, Created)
