@@ -3,8 +3,9 @@
 The page shows what the embedded Bot API server holds for the chat and acts through
 :class:`~sandbox.botapi.Person`, so the bot hears exactly what Telegram would send it.
 It needs no sign-in: it is served only in sandbox mode, on loopback, and it is the
-sandbox person's own chat. POSTs take JSON only, which a form on another site cannot
-send without a CORS preflight that this app never grants.
+sandbox person's own chat. POSTs take JSON (a file: application/octet-stream) only,
+which a form on another site cannot send without a CORS preflight that this app never
+grants.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ from markupsafe import Markup
 from common.i18n import Texts
 from core import clock
 from core.links import sign_user_token
-from sandbox.botapi import Json, Message, NoSuchButton, Person
+from sandbox.botapi import MAX_CAPTION, MAX_GETFILE_SIZE, Json, Message, NoSuchButton, Person
 from sandbox.samples import Sample
 from web.app import DEPS
 
 STATIC = Path(__file__).parent / "static"
 MAX_TEXT = 4096
+MAX_FILE = MAX_GETFILE_SIZE  # the largest file a bot can fetch; kept in memory here
+MAX_FILE_NAME = 255
 _TAGS = {
     "bold": ("<b>", "</b>"),
     "italic": ("<i>", "</i>"),
@@ -54,6 +57,7 @@ class SandboxChat:
         app.router.add_get("/sandbox", _page)
         app.router.add_get("/sandbox/chat", _chat)
         app.router.add_post("/sandbox/send", _send)
+        app.router.add_post("/sandbox/file", _file)
         app.router.add_post("/sandbox/sample", _sample)
         app.router.add_post("/sandbox/press", _press)
         app.router.add_static("/sandbox/static/", STATIC)
@@ -120,6 +124,7 @@ def _render(request: web.Request, template: str, **values: Any) -> str:
         _=tx.plain,
         lang=tx.language,
         messages=messages,
+        by_id={m.message_id: m for m in messages},  # what a reply quotes
         message_html=message_html,
         **values,
     )
@@ -129,7 +134,9 @@ async def _page(request: web.Request) -> web.Response:
     deps, chat = request.app[DEPS], request.app[CHAT]
     # A bot-style signed link: opening it gives this browser a session for the pages.
     token = sign_user_token(deps.secret, chat.person.id, clock.now_ms() // 1000)
-    html = _render(request, "sandbox.html", samples=chat.samples, list_url=f"/?t={token}")
+    html = _render(
+        request, "sandbox.html", samples=chat.samples, list_url=f"/?t={token}", max_file=MAX_FILE
+    )
     return web.Response(text=html, content_type="text/html")
 
 
@@ -151,11 +158,52 @@ async def _json_body(request: web.Request) -> dict[str, Any]:
 
 
 async def _send(request: web.Request) -> web.Response:
-    text = (await _json_body(request)).get("text")
+    body = await _json_body(request)
+    text = body.get("text")
     if not isinstance(text, str) or not 1 <= len(text.strip()) <= MAX_TEXT:
         raise web.HTTPBadRequest(text="1-4096 characters")
-    await request.app[CHAT].person.send_text(text.strip())
+    person = request.app[CHAT].person
+    replied = _find(person.messages(), _message_id(body.get("reply_to")))
+    if body.get("reply_to") is not None and replied is None:
+        notice = _texts(request).plain("That message is gone.")
+        return web.json_response({"notice": notice}, status=400)
+    await person.send_text(text.strip(), reply_to=replied)
     return web.json_response({})
+
+
+async def _file(request: web.Request) -> web.Response:
+    """A file the person sends (a ``.torrent``): the raw bytes; the name, the caption and
+    the message it replies to in the query."""
+    if request.content_type != "application/octet-stream":
+        raise web.HTTPUnsupportedMediaType(text="application/octet-stream only")
+    name = request.query.get("name", "").strip()
+    caption = request.query.get("caption", "").strip()
+    if not 1 <= len(name) <= MAX_FILE_NAME or "/" in name or len(caption) > MAX_CAPTION:
+        raise web.HTTPBadRequest(text="a file name, and a caption of up to 1024 characters")
+    tx = _texts(request)
+    data = bytearray()
+    async for chunk in request.content.iter_chunked(64 * 1024):
+        data += chunk
+        if len(data) > MAX_FILE:
+            notice = tx.plain("That file is too large for the sandbox: up to 20 MB.")
+            return web.json_response({"notice": notice}, status=413)
+    if not data:
+        return web.json_response({"notice": tx.plain("That file is empty.")}, status=400)
+    person = request.app[CHAT].person
+    replied = _find(person.messages(), _message_id(request.query.get("reply_to")))
+    if request.query.get("reply_to") and replied is None:
+        return web.json_response({"notice": tx.plain("That message is gone.")}, status=400)
+    await person.send_document(name, bytes(data), caption=caption or None, reply_to=replied)
+    return web.json_response({})
+
+
+def _message_id(value: object) -> int | None:
+    """A message id from JSON (a number) or a query (digits); None when absent."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
+        return int(value)
+    raise web.HTTPBadRequest(text="reply_to: a message id")
 
 
 async def _sample(request: web.Request) -> web.Response:
