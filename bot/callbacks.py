@@ -13,6 +13,7 @@ from aiogram.filters.callback_data import CallbackData
 class Action(StrEnum):
     RETRY = "retry"
     RELINK = "relink"
+    DOWNLOAD_AGAIN = "again"  # its files are gone from the disk
     CANCEL = "cancel"  # asks first when data was downloaded (``CANCEL_SURE``, ``KEEP``)
     CANCEL_SURE = "cancel!"  # the question's "Cancel and delete"
     KEEP = "keep"  # the question's "Keep it"

@@ -8,6 +8,7 @@ from bot.callbacks import Action, DownloadAction, ReviewPick
 from bot.links import Links
 from common.i18n import Texts
 from core import clock
+from core.ids import Id
 from core.models import Download
 from core.states import ACTIVE, RETRYABLE, State
 
@@ -77,6 +78,23 @@ def cancel_question_keyboard(tx: Texts, download: Download) -> InlineKeyboardMar
             [
                 _action(tx.plain("Cancel and delete"), Action.CANCEL_SURE, download),
                 _action(tx.plain("Keep it"), Action.KEEP, download),
+            ]
+        ]
+    )
+
+
+def in_library_keyboard(
+    tx: Texts, links: Links, download: Download, title_id: Id, user_id: int
+) -> InlineKeyboardMarkup:
+    """Under "Already in the library": the download's card and the title's page."""
+    now = clock.now_ms() // 1000
+    card = links.download(download.id, user_id, now)
+    page = links.title(title_id, user_id, now)
+    return InlineKeyboardMarkup(
+        inline_keyboard=[
+            [
+                InlineKeyboardButton(text=tx.plain("Open"), url=card),
+                InlineKeyboardButton(text=tx.plain("Library page"), url=page),
             ]
         ]
     )

@@ -169,6 +169,17 @@ def duplicate_text(tx: Texts, download: Download) -> str:
     )
 
 
+def in_library_text(tx: Texts, download: Download, title: str, year: int | None) -> str:
+    """The answer to a torrent sent again whose files are all in the library."""
+    return "\n".join(
+        [
+            tx("📚 Already in the library: {title}", title=title_label(title, year)),
+            tx("Nothing is downloaded again: all its files are already in the library."),
+            f"<i>{html.escape(display_name(download), quote=False)}</i>",
+        ]
+    )
+
+
 def rejected_text(tx: Texts, reason: Reason) -> str:
     """What is wrong with what the person sent, and what would work."""
     if reason.code.startswith("torrent."):

@@ -56,7 +56,7 @@ TMDB_WEB = "https://www.themoviedb.org"
 KINDS: tuple[MediaKind, ...] = ("movie", "series")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-Action = Literal["retry", "relink", "cancel"]
+Action = Literal["retry", "relink", "cancel", "again"]
 
 
 def setup(app: web.Application) -> None:
@@ -66,7 +66,9 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/", list_page)
     app.middlewares.append(_refusals)
     app.router.add_get("/download/{id}", _with_card(card_page))
-    app.router.add_post("/download/{id}/{action:retry|relink|cancel}", _with_download(act, CARD))
+    app.router.add_post(
+        "/download/{id}/{action:retry|relink|cancel|again}", _with_download(act, CARD)
+    )
     app.router.add_post(
         "/download/{id}/duplicate/{choice:version|replace|skip}",
         _with_download(resolve_duplicate, CARD),
@@ -332,6 +334,7 @@ def _done_messages(tx: Texts) -> dict[str, str]:
             "qBittorrent is not answering: I will add it as soon as it is back."
         ),
         "relink": tx.plain("Laying it out again."),
+        "again": tx.plain("Downloading it again."),
         "removed": tx.plain("Removed from the library; the torrent stays in qBittorrent."),
         "cancel": tx.plain("Cancelled and deleted from qBittorrent."),
         "decide": tx.plain("Got it: putting it into the library."),
@@ -545,7 +548,7 @@ async def card_page(page: Page, card: DownloadCard) -> web.StreamResponse:
         d=download,
         name=display_name(download),
         numbers=progress_text(page.tx, download),
-        actions=_actions(page.tx, download.state),
+        actions=_actions(page.tx, download),
         can_cancel=download.state in ACTIVE,
         can_review=download.state in PICKABLE and duplicate is None,
         duplicate=duplicate,
@@ -561,10 +564,13 @@ async def card_page(page: Page, card: DownloadCard) -> web.StreamResponse:
     )
 
 
-def _actions(tx: Texts, state: State) -> list[tuple[Action, str]]:
+def _actions(tx: Texts, download: Download) -> list[tuple[Action, str]]:
     """The actions that fit the state (cancel is asked for separately: it deletes)."""
     actions: list[tuple[Action, str]] = []
-    if state in RETRYABLE:
+    state = download.state
+    if download.files_gone():  # Retry would find them gone again
+        actions.append(("again", tx.plain("Download again")))
+    elif state in RETRYABLE:
         actions.append(("retry", tx.plain("Retry")))
     if state == State.DONE:
         actions.append(("relink", tx.plain("Relink")))
@@ -593,6 +599,9 @@ async def act(page: Page, download: Download) -> web.StreamResponse:
     elif action == "relink":
         await actions.relink(download.id)
         done = "relink"
+    elif action == "again":
+        queued = (await actions.download_again(download.id)).queued
+        done = "retry_queued" if queued else "again"
     else:
         await actions.cancel(download.id)
         done = "cancel"

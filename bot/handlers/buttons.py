@@ -167,6 +167,8 @@ def _fits(action: str, download: Download) -> bool:
         return download.state in ACTIVE
     if action == Action.RELINK:
         return download.state == State.DONE
+    if action == Action.DOWNLOAD_AGAIN:
+        return download.files_gone()
     return False
 
 
@@ -176,6 +178,11 @@ async def _act(action: str, download: Download, tx: Texts, actions: Actions) -> 
         if result.queued:
             return tx.plain("qBittorrent is not answering: I will add it as soon as it is back.")
         return tx.plain("Trying again.")
+    if action == Action.DOWNLOAD_AGAIN:
+        again = await actions.download_again(download.id)
+        if again.queued:
+            return tx.plain("qBittorrent is not answering: I will add it as soon as it is back.")
+        return tx.plain("Downloading it again.")
     if action in (Action.CANCEL, Action.CANCEL_SURE):
         await actions.cancel(download.id)
         return tx.plain("Cancelled and deleted from qBittorrent.")

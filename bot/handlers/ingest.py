@@ -16,7 +16,15 @@ from aiogram.types import Message, MessageEntity
 
 from bot.handlers.errors import refusal_text
 from bot.inbox import Turn
-from bot.texts import duplicate_text, hint_added_text, no_magnet_text, rejected_text
+from bot.keyboards import in_library_keyboard
+from bot.links import Links
+from bot.texts import (
+    duplicate_text,
+    hint_added_text,
+    in_library_text,
+    no_magnet_text,
+    rejected_text,
+)
 from bot.views import Views
 from common.i18n import Texts
 from common.logs import for_download
@@ -27,7 +35,8 @@ from core.reasons import reason
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON
 from store import Store
 from store.inbox import Reply
-from worker.ingest import Created, Duplicate, Ingest, IngestResult, Rejected
+from store.telegram import Role
+from worker.ingest import Created, Duplicate, Ingest, IngestResult, InLibrary, Rejected
 
 DOWNLOAD_TIMEOUT = 60  # seconds to fetch a .torrent from Telegram
 TORRENT_MIME = "application/x-bittorrent"
@@ -57,11 +66,17 @@ def magnets_of(message: Message) -> list[str]:
 
 
 async def on_message(
-    message: Message, tx: Texts, store: Store, ingest: Ingest, views: Views, turn: Turn
+    message: Message,
+    tx: Texts,
+    store: Store,
+    ingest: Ingest,
+    views: Views,
+    links: Links,
+    turn: Turn,
 ) -> None:
     magnets = magnets_of(message)
     if magnets:
-        await _ingest_magnets(message, magnets, tx, store, ingest, views, turn, first=1)
+        await _ingest_magnets(message, magnets, tx, store, ingest, views, links, turn, first=1)
         return
     if message.content_type in _SENT_BY_PEOPLE:
         await _hint_or_help(message, tx, store, message.text or message.caption or "", turn)
@@ -70,18 +85,31 @@ async def on_message(
 
 
 async def on_edited(
-    message: Message, tx: Texts, store: Store, ingest: Ingest, views: Views, turn: Turn
+    message: Message,
+    tx: Texts,
+    store: Store,
+    ingest: Ingest,
+    views: Views,
+    links: Links,
+    turn: Turn,
 ) -> None:
     """An edited message: its magnets that are new are taken; nothing else is said."""
     new = [uri for uri in magnets_of(message) if await ingest.is_new(uri)]
     if new:
-        await _ingest_magnets(message, new, tx, store, ingest, views, turn, first=1)
+        await _ingest_magnets(message, new, tx, store, ingest, views, links, turn, first=1)
     else:
         await turn.reply()
 
 
 async def on_document(
-    message: Message, tx: Texts, store: Store, ingest: Ingest, views: Views, bot: Bot, turn: Turn
+    message: Message,
+    tx: Texts,
+    store: Store,
+    ingest: Ingest,
+    views: Views,
+    links: Links,
+    bot: Bot,
+    turn: Turn,
 ) -> None:
     """A .torrent (or any file sent without a magnet: it is tried as one), then the
     magnets of its caption."""
@@ -92,7 +120,7 @@ async def on_document(
         document.mime_type == TORRENT_MIME
     )
     if not is_torrent and magnets:
-        await _ingest_magnets(message, magnets, tx, store, ingest, views, turn, first=1)
+        await _ingest_magnets(message, magnets, tx, store, ingest, views, links, turn, first=1)
         return
     if turn.done_steps < 1:
         last = not magnets
@@ -102,10 +130,10 @@ async def on_document(
         else:
             result = await _ingest_document(message, ingest, bot, store)
             hint = remaining_text(message.caption or "")
-            reply, hinted = _answer(message, tx, views, result, hint)
+            reply, hinted = await _answer(message, tx, views, links, result, hint)
             await turn.step(1, [reply], hint=hinted, last=last)
     if magnets:
-        await _ingest_magnets(message, magnets, tx, store, ingest, views, turn, first=2)
+        await _ingest_magnets(message, magnets, tx, store, ingest, views, links, turn, first=2)
 
 
 async def _ingest_document(
@@ -128,6 +156,7 @@ async def _ingest_magnets(
     store: Store,
     ingest: Ingest,
     views: Views,
+    links: Links,
     turn: Turn,
     *,
     first: int,
@@ -146,18 +175,25 @@ async def _ingest_magnets(
             await turn.step(number, [Reply(text, reply_to=message.message_id)], last=last)
             continue
         result = await _resumed(result, message, store)
-        reply, hinted = _answer(message, tx, views, result, hint)
+        reply, hinted = await _answer(message, tx, views, links, result, hint)
         await turn.step(number, [reply], hint=hinted, last=last)
 
 
-def _answer(
-    message: Message, tx: Texts, views: Views, result: IngestResult, hint: str
+async def _answer(
+    message: Message, tx: Texts, views: Views, links: Links, result: IngestResult, hint: str
 ) -> tuple[Reply, tuple[Id, str] | None]:
     """The reply to one magnet or file, and the hint to store with it."""
     user, reply_to = message.chat.id, message.message_id
     if isinstance(result, Rejected):
         return Reply(rejected_text(tx, result.reason), reply_to=reply_to), None
     download = result.download
+    if isinstance(result, InLibrary):  # an answer about it, not its status: no hint
+        title = result.title
+        text = in_library_text(tx, download, title.name, title.year)
+        markup = in_library_keyboard(tx, links, download, title.id, user)
+        photo = (await views.view_of(tx, user, download)).photo  # the title's poster
+        json = markup.model_dump_json(exclude_none=True)
+        return Reply(text, json, reply_to, download.id, Role.REPLY, photo), None
     hinted = (download.id, hint) if hint else None
     if hint:
         for_download(download.id).info("download.hint_added", hint=hint)
