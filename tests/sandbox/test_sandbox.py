@@ -174,6 +174,7 @@ async def test_the_chat_keeps_the_newest_in_view_and_takes_replies_and_files(
         await accepted.locator("button[data-reply]").click()
         assert SERIES.name in await chat.inner_text("#replying")
         await chat.fill("#send input[name=text]", "Caminandes 2013")
+        await chat.screenshot(path=str(ARTIFACTS / "sandbox-chat-replying.png"))
         await chat.press("#send input[name=text]", "Enter")
         hinted = chat.locator(".msg.bot", has_text="📝 Hint for").last
         await hinted.wait_for(timeout=WAIT_MS)
