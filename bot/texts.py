@@ -457,6 +457,11 @@ def picked_caption(tx: Texts, download: Download, title: str, year: int | None) 
     )
 
 
+def moved_text(tx: Texts, download: Download) -> str:
+    """An old message of a download that Telegram no longer lets the bot delete."""
+    return tx("⤵️ {name}: its current message is further down.", name=display_name(download))
+
+
 def adopted_text(tx: Texts) -> str:
     """The first line of the message of a torrent jellybit found in qBittorrent."""
     return tx("📥 Found in qBittorrent: I follow it now.")

@@ -67,6 +67,7 @@ WRONG_PHOTO = "Bad Request: wrong file identifier/HTTP URL specified"
 FETCH_WITHIN = 5.0  # seconds Telegram gives a photo URL (it fetches it itself)
 MAX_GETFILE_SIZE = 20 * 1024 * 1024  # bytes: bigger files get "file is too big"
 
+DELETE_WITHIN = 48 * 3600  # seconds: a bot's message is deleted for everyone only within
 NOT_MODIFIED = (
     "Bad Request: message is not modified: specified new message content and reply markup are "
     "exactly the same as a current content and reply markup of the message"
@@ -641,6 +642,7 @@ class BotApiServer:
             "editMessageCaption": self._edit_message_caption,
             "editMessageReplyMarkup": self._edit_message_reply_markup,
             "editMessageMedia": self._edit_message_media,
+            "deleteMessage": self._delete_message,
         }
 
     # lifecycle
@@ -1001,20 +1003,31 @@ class BotApiServer:
         return self._edited(chat, message)
 
     async def _edit_message_media(self, p: Params) -> Json:
-        """A photo message's picture (and caption) changed; only photos here."""
+        """A photo message's picture (and caption) changed, or a text message made a
+        photo with the text as its caption (the Bot API allows both); only photos here."""
         chat = self._chat_for(p)
         message = self._editable(chat, p)
         media = p.obj("media", "input media")
         if not isinstance(media, dict) or media.get("type") != "photo":
             raise ApiError(400, "Bad Request: this fake Telegram edits only photo media")
-        if not message.photo:
-            raise ApiError(400, "Bad Request: there is no media in the message to edit")
+        if message.document is not None:
+            raise ApiError(400, "Bad Request: this fake Telegram keeps documents as they are")
         message.photo = await _photo_sizes(media.get("media"))
         caption, parsed, html = _caption(Params(media))
         message.text, message.entities, message.html = caption, parsed, html
         markup, buttons = _check_markup(p.obj("reply_markup", "reply keyboard markup"))
         message.reply_markup, message.buttons = markup, buttons
         return self._edited(chat, message)
+
+    async def _delete_message(self, p: Params) -> bool:
+        """Gone from the chat; Telegram lets a bot delete a message of a private chat
+        for everyone only within 48 hours of its sending."""
+        chat = self._chat_for(p)
+        message = self._message_for(chat, p, "message to delete not found")
+        if clock.now_ms() // 1000 - message.date > DELETE_WITHIN:
+            raise ApiError(400, "Bad Request: message can't be deleted for everyone")
+        del chat.messages[message.message_id]
+        return True
 
     def _edited(self, chat: Chat, message: Message) -> Json:
         message.edits += 1

@@ -33,7 +33,7 @@ from store.download_rows import (
     read_with_hashes,
 )
 from store.outbox import enqueue
-from store.rows import Queryable, fetch_all, json_list
+from store.rows import Queryable, fetch_all, fetch_one, json_list
 
 # Which active download (other than :exclude) owns one of :hashes.
 _ACTIVE_OWNERS_SQL = """
@@ -225,6 +225,17 @@ class Downloads:
         return await self._db.read(
             lambda conn: read_with_hashes(conn, conn.execute(sql, params).fetchall())
         )
+
+    async def reason_of_state(self, download_id: Id) -> Reason | None:
+        """Why the download is in its state: the reason of its latest move (where a
+        done one went, what a review asks)."""
+        row = await fetch_one(
+            self._db.reader,
+            """SELECT reason FROM state_transition WHERE download_id = :id
+            ORDER BY id DESC LIMIT 1""",
+            {"id": download_id},
+        )
+        return None if row is None else Reason.loads(row["reason"])
 
     async def list_transitions(self, download_id: Id) -> list[StateTransition]:
         """The history of a download, oldest first."""

@@ -29,7 +29,6 @@ from bot.texts import (
     downloaded_bytes,
     kept_text,
     outdated_text,
-    picked_caption,
     title_label,
 )
 from bot.views import Views
@@ -40,6 +39,7 @@ from core.models import Download
 from core.states import ACTIVE, RETRYABLE, State
 from store import Store
 from store.inbox import Reply
+from store.telegram import Role
 from worker.actions import Actions
 
 ANSWER_WITHIN = 1.5  # seconds: Telegram wants an answer soon, the person even sooner
@@ -84,7 +84,10 @@ async def on_download_action(
         turn.button_answered = True  # from now on, the outcome is said in the chat
     answer = await acting  # a refusal goes to the bot's error boundary (bot/handlers/errors.py)
     await answer_button(query, turn, answer)
-    await refresh(query, tx, store, views, download.id)
+    if callback_data.action == Action.CANCEL_SURE:
+        await _drop_question(query)  # the download's own message shows it cancelled
+    else:
+        await refresh(query, tx, store, views, download.id)
 
 
 async def on_review_pick(
@@ -116,15 +119,13 @@ async def on_review_pick(
         return
     for_download(download.id).info("telegram.review_pick", candidate_id=candidate.id)
     await actions.decide(download.id, candidate.id)  # a refusal: the error boundary
+    # The message first: the title it goes into, before "Done" may supersede it.
+    await refresh(query, tx, store, views, download.id)
     await answer_button(
         query,
         turn,
         tx.plain("Got it: {title}.").format(title=title_label(candidate.title, candidate.year)),
     )
-    await refresh(
-        query, tx, store, views, download.id,
-        text=picked_caption(tx, download, candidate.title, candidate.year),
-    )  # fmt: skip
 
 
 async def answer_button(query: CallbackQuery, turn: Turn, answer: str) -> None:
@@ -151,6 +152,11 @@ async def _ask_cancel(query: CallbackQuery, tx: Texts, download: Download, turn:
 async def _keep(query: CallbackQuery, tx: Texts) -> None:
     """Keep it: nothing changes; the question goes away."""
     await answer_query(query, kept_text(tx))
+    await _drop_question(query)
+
+
+async def _drop_question(query: CallbackQuery) -> None:
+    """The Cancel question is answered: it leaves the chat."""
     message = query.message
     if not isinstance(message, Message):
         return
@@ -210,29 +216,28 @@ async def outdated(
 
 
 async def refresh(
-    query: CallbackQuery,
-    tx: Texts,
-    store: Store,
-    views: Views,
-    download_id: str,
-    *,
-    text: str | None = None,
+    query: CallbackQuery, tx: Texts, store: Store, views: Views, download_id: str
 ) -> None:
-    """The pressed message shows the download now (``text`` instead of its status)."""
+    """The pressed message shows the download now. One a newer message superseded
+    is left alone: it is deleted, and the download shows once."""
     message = query.message
     download = await store.downloads.find_download(download_id)
     if not isinstance(message, Message) or download is None:
         return
+    known = await store.telegram.message(message.chat.id, message.message_id)
+    if known is not None and known.role in (Role.SUPERSEDED, Role.MOVED):
+        return
+    # A photo jellybit does not remember ("": its poster unknown) keeps being a photo.
+    photo = known.photo if known is not None else ("" if message.photo else None)
     try:
-        await views.show_current(
+        await views.show(
             tx,
             message.chat.id,
             message.message_id,
             query.from_user.id,
             download,
             shown=None,
-            photo=bool(message.photo),
-            text=text,
+            photo=photo,
         )
     except TelegramAPIError as error:  # the status updater shows it later
         for_download(download.id).info("telegram.refresh_later", reason=str(error))

@@ -174,8 +174,8 @@ async def cmd_status(
         await turn.reply(Reply(not_found_text(tx)))
         return
     for_download(download.id).info("telegram.status_requested")
-    poster = await views.poster_of(download.id)
-    await turn.reply(views.status_reply(tx, message.chat.id, download, role="reply", photo=poster))
+    view = await views.view_of(tx, message.chat.id, download)
+    await turn.reply(views.view_reply(download, view, reply_to=message.message_id))
 
 
 async def _recent(tx: Texts, store: Store, reply_to: int) -> Reply:

@@ -199,9 +199,7 @@ async def _answer(
         for_download(download.id).info("download.hint_added", hint=hint)
     if isinstance(result, Duplicate):
         text = duplicate_text(tx, download)
-        return views.status_reply(
-            tx, user, download, reply_to=reply_to, text=text, role="reply"
-        ), hinted
+        return views.status_reply(tx, user, download, reply_to=reply_to, text=text), hinted
     return views.status_reply(tx, user, download, reply_to=reply_to), hinted
 
 

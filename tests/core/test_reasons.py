@@ -54,7 +54,7 @@ def test_every_code_reads_in_both_languages(code: str) -> None:
 
 def test_numbers_and_durations_read_in_the_readers_language() -> None:
     stalled = reason("qbt.no_progress", seconds=21600)
-    assert reason_text(I18n("en").texts("ru"), stalled) == "Нет движения уже 6 часов."
+    assert reason_text(I18n("en").texts("ru"), stalled) == "6 часов без движения."
     assert stalled.english() == "No progress for 6 h."  # logs and the API: short
     assert reason_text(I18n("en").texts("en"), stalled) == "No progress for 6 hours."
     many = reason("torrent.too_many_files", limit=50000)

@@ -108,6 +108,7 @@ class FakeQbittorrent(HttpFake):
     download_s: float = 0.3
     torrents: dict[str, _Torrent] = field(default_factory=dict)
     _offered: dict[str, MadeTorrent] = field(default_factory=dict, repr=False)
+    _held_offers: set[str] = field(default_factory=set, repr=False)
     _sessions: set[str] = field(default_factory=set, repr=False)
     # What each maindata answer showed (torrents, category names, server state), for a
     # later rid.
@@ -133,11 +134,14 @@ class FakeQbittorrent(HttpFake):
     def downloads_dir(self) -> Path:
         return self.root / "downloads"
 
-    def offer(self, made: MadeTorrent) -> None:
-        """Peers have ``made`` from now on: added, it downloads and completes."""
+    def offer(self, made: MadeTorrent, *, held: bool = False) -> None:
+        """Peers have ``made`` from now on: added, it downloads and completes (``held``:
+        stops halfway until ``release``, as when its peers stop sending)."""
         for infohash in (made.v1, made.v2):
             if infohash is not None:
                 self._offered[infohash] = made
+                if held:
+                    self._held_offers.add(infohash)
         for torrent in self.torrents.values():
             if torrent.made is None and _same(torrent, made):
                 torrent.made = made
@@ -429,6 +433,7 @@ class FakeQbittorrent(HttpFake):
                 stopped=form.get("stopped" if self.version == "5" else "paused") == ["true"],
             )  # fmt: skip
             self.torrents[torrent_id].started_download = time.monotonic()
+            self.torrents[torrent_id].held = bool({v1, v2} & self._held_offers)
             added.append(torrent_id)
         if self.version == "4.5":
             return _text(call, "Ok." if added else "Fails.")
@@ -714,8 +719,8 @@ class FakeQbittorrentServer:
         client.auth_log_in()
         return client
 
-    def offer(self, made: MadeTorrent) -> None:
-        self._do(lambda: self.fake.offer(made))
+    def offer(self, made: MadeTorrent, *, held: bool = False) -> None:
+        self._do(lambda: self.fake.offer(made, held=held))
 
     def hold(self, made: MadeTorrent, held: bool = True) -> None:
         self._do(lambda: self.fake.hold(made, held))
