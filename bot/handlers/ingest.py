@@ -187,13 +187,13 @@ async def _answer(
     if isinstance(result, Rejected):
         return Reply(rejected_text(tx, result.reason), reply_to=reply_to), None
     download = result.download
-    if isinstance(result, InLibrary):  # an answer about it, not its status: no hint
+    if isinstance(result, InLibrary):  # its message anew, the older one deleted; no hint
         title = result.title
         text = in_library_text(tx, download, title.name, title.year)
         markup = in_library_keyboard(tx, links, download, title.id, user)
         photo = (await views.view_of(tx, user, download)).photo  # the title's poster
         json = markup.model_dump_json(exclude_none=True)
-        return Reply(text, json, reply_to, download.id, Role.REPLY, photo), None
+        return Reply(text, json, reply_to, download.id, Role.STATUS, photo), None
     hinted = (download.id, hint) if hint else None
     if hint:
         for_download(download.id).info("download.hint_added", hint=hint)

@@ -622,9 +622,11 @@ async def test_cancel_of_a_download_with_data_asks_once(
 
     await user.press(status, cancel)
     asking = await user.wait_for(
-        lambda m: reply_to(status)(m)
-        and bool(asked.fullmatch(m.text))
-        and m.message_id > asking.message_id
+        lambda m: (
+            reply_to(status)(m)
+            and bool(asked.fullmatch(m.text))
+            and m.message_id > asking.message_id
+        )
     )
     await user.press(asking, sure)
     await _until_removed(running.store, download.id)
@@ -635,9 +637,7 @@ async def test_cancel_of_a_download_with_data_asks_once(
         lambda m: m.message_id == status.message_id and cancel not in m.button_texts
     )
     assert shown.text.startswith("🗑")
-    assert [m.message_id for m in user.bot_messages() if made.name in m.text] == [
-        status.message_id
-    ]
+    assert [m.message_id for m in user.bot_messages() if made.name in m.text] == [status.message_id]
 
 
 async def _until_half(store: Store, download_id: Id) -> None:

@@ -44,7 +44,8 @@ def russian() -> dict[str, str]:
     found: dict[str, str] = {}
     for m in catalog:
         if isinstance(m.id, tuple):
-            found.update(dict.fromkeys(m.id, str(m.string[-1])))
+            forms = m.string if isinstance(m.string, tuple | list) else (m.string,)
+            found.update(dict.fromkeys(m.id, str(forms[-1])))
         elif m.id:
             found[str(m.id)] = str(m.string)
     return found

@@ -33,6 +33,7 @@ from aiogram.types import (
 from sandbox.botapi import Person
 from tests.support import botapi_schema as schema
 from tests.support.telegram import FakeTelegram
+from tests.support.tmdb import FakeTmdb
 
 Json = dict[str, Any]
 FIELDS_FILE = Path(__file__).parent.parent / "data" / "botapi_fields.json"
@@ -207,3 +208,38 @@ async def test_a_photo_and_its_edits_come_back_as_telegram_answers(tg: FakeTeleg
             async with http.post(f"{tg.base_url}/bot{tg.token}/{method}", json=params) as answer:
                 body = await answer.json()
             assert (answer.status, body["ok"]) == (400, False), params
+
+
+async def test_a_text_becomes_a_photo_and_a_message_is_deleted_as_telegram_does(
+    tg: FakeTelegram,
+) -> None:
+    """editMessageMedia replaces a text message by a photo with a caption (the Bot API
+    allows it since 2025: "or to replace a text … with a media"); deleteMessage answers
+    ``true``, a message gone with "message to delete not found", and one sent over 48
+    hours ago with "message can't be deleted for everyone"."""
+    person = tg.user(USER, first_name="Ann", language_code="en")
+    await person.send_text("/start")
+    sent = await call(tg, "sendMessage", chat_id=USER, text="⬇️ <b>Dune</b>", parse_mode="HTML")
+    async with FakeTmdb() as tmdb:
+        photo = f"{tmdb.images_url}/w500/d5NXSklXo0qyIYkgV94XAgMIckC.jpg"
+        media = {"type": "photo", "media": photo, "caption": "🤔 <b>Dune</b>", "parse_mode": "HTML"}
+        edited = await call(tg, "editMessageMedia", chat_id=USER, message_id=sent["message_id"],
+                            media=media)  # fmt: skip
+    assert_valid(edited, Message)
+    assert edited["caption"] == "🤔 Dune"
+    assert "text" not in edited
+    assert edited["photo"]
+    assert await call(tg, "deleteMessage", chat_id=USER, message_id=sent["message_id"]) is True
+    async with aiohttp.ClientSession() as http:
+        url = f"{tg.base_url}/bot{tg.token}/deleteMessage"
+        gone = {"chat_id": USER, "message_id": sent["message_id"]}
+        async with http.post(url, json=gone) as answer:
+            assert (answer.status, (await answer.json())["description"]) == (
+                400, "Bad Request: message to delete not found"
+            )  # fmt: skip
+        old = await call(tg, "sendMessage", chat_id=USER, text="old")
+        person.chat.messages[old["message_id"]].date -= 49 * 3600
+        async with http.post(url, json={"chat_id": USER, "message_id": old["message_id"]}) as a:
+            assert (await a.json())["description"] == (
+                "Bad Request: message can't be deleted for everyone"
+            )

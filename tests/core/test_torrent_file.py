@@ -22,6 +22,11 @@ from core.torrent_file import (
     parse_torrent_file,
 )
 
+BROKEN_CHECKSUMS = "This .torrent file is damaged: its checksums are broken."
+BROKEN_FILE_LIST = "This .torrent file is damaged: its list of files is broken."
+NO_FILES = "This .torrent file has no files in it."
+NO_NAME = "This .torrent file is damaged: the torrent has no name."
+
 FLAGS = {"v1": lt.create_torrent.v1_only, "v2": lt.create_torrent.v2_only, "hybrid": 0}
 FOLDER_FILES = {"a.bin": 100_000, "sub/b.bin": 50_000, "sub/deeper/c.txt": 3, "empty": 0}
 PIECES = b"\x01" * 20
@@ -201,15 +206,15 @@ def without(info: dict[bytes, Any], *keys: bytes) -> dict[bytes, Any]:
             torrent(without(v1_single(meta_version=2), b"pieces")),
             "This .torrent file is damaged: it has no checksums of its content.",
         ),
-        (torrent(v1_single(pieces=b"\x01" * 21)), "This .torrent file is damaged: its checksums are broken."),
-        (torrent(v1_single(pieces=[PIECES])), "This .torrent file is damaged: its checksums are broken."),
+        (torrent(v1_single(pieces=b"\x01" * 21)), BROKEN_CHECKSUMS),
+        (torrent(v1_single(pieces=[PIECES])), BROKEN_CHECKSUMS),
         (torrent(v1_single(length=-1)), BAD_LENGTH_REASON.english()),
         (torrent(v1_single(length=MAX_CONTENT_BYTES + 1)), BAD_LENGTH_REASON.english()),
         (torrent(v1_single(length=b"5")), BAD_LENGTH_REASON.english()),
         (torrent(without(v1_single(), b"length")), BAD_LENGTH_REASON.english()),
-        (torrent(v1_single(files=b"a")), "This .torrent file is damaged: its list of files is broken."),
-        (torrent(v1_single(files=[1])), "This .torrent file is damaged: its list of files is broken."),
-        (torrent(v1_single(files=[])), "This .torrent file has no files in it."),
+        (torrent(v1_single(files=b"a")), BROKEN_FILE_LIST),
+        (torrent(v1_single(files=[1])), BROKEN_FILE_LIST),
+        (torrent(v1_single(files=[])), NO_FILES),
         (torrent(v1_single(files=[{b"length": -5, b"path": [b"a"]}])), BAD_LENGTH_REASON.english()),
         (
             torrent(v1_single(files=[{b"length": MAX_CONTENT_BYTES, b"path": [b"a"]}] * 2)),
@@ -219,15 +224,15 @@ def without(info: dict[bytes, Any], *keys: bytes) -> dict[bytes, Any]:
             torrent(v1_single(meta_version=2, file_tree={b"a": b"b"})),
             "This .torrent file is damaged: its folder tree is broken.",
         ),
-        (torrent(v1_single(meta_version=2, file_tree={})), "This .torrent file has no files in it."),
+        (torrent(v1_single(meta_version=2, file_tree={})), NO_FILES),
         (
             torrent(v1_single(meta_version=2, file_tree={b"a": {b"": {b"length": -1}}})),
             BAD_LENGTH_REASON.english(),
         ),
-        (torrent(v1_single(name=b"")), "This .torrent file is damaged: the torrent has no name."),
-        (torrent(v1_single(name=b"\x00\n ")), "This .torrent file is damaged: the torrent has no name."),
-        (torrent(without(v1_single(), b"name")), "This .torrent file is damaged: the torrent has no name."),
-        (torrent(v1_single(name=7)), "This .torrent file is damaged: the torrent has no name."),
+        (torrent(v1_single(name=b"")), NO_NAME),
+        (torrent(v1_single(name=b"\x00\n ")), NO_NAME),
+        (torrent(without(v1_single(), b"name")), NO_NAME),
+        (torrent(v1_single(name=7)), NO_NAME),
     ],
     ids=lambda value: value if isinstance(value, str) else f"{len(value)} bytes",
 )
