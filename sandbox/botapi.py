@@ -433,6 +433,7 @@ class Chat:
     username: str | None = None
     started: bool = False  # wrote to the bot at least once: the bot may write back
     messages: dict[int, Message] = field(default_factory=dict)
+    deleted: dict[int, Message] = field(default_factory=dict)  # as they were when deleted
     last_message_id: int = 0
 
     def to_json(self) -> Json:
@@ -1026,7 +1027,7 @@ class BotApiServer:
         message = self._message_for(chat, p, "message to delete not found")
         if clock.now_ms() // 1000 - message.date > DELETE_WITHIN:
             raise ApiError(400, "Bad Request: message can't be deleted for everyone")
-        del chat.messages[message.message_id]
+        chat.deleted[message.message_id] = chat.messages.pop(message.message_id)
         return True
 
     def _edited(self, chat: Chat, message: Message) -> Json:

@@ -58,7 +58,9 @@ def test_numbers_and_durations_read_in_the_readers_language() -> None:
     assert stalled.english() == "No progress for 6 h."  # logs and the API: short
     assert reason_text(I18n("en").texts("en"), stalled) == "No progress for 6 hours."
     many = reason("torrent.too_many_files", limit=50000)
-    assert reason_text(I18n("en").texts("ru"), many) == "в torrent-файле больше 50\xa0000 файлов"
+    assert reason_text(I18n("en").texts("ru"), many) == (
+        "В этом торренте больше 50\xa0000 файлов — слишком много для медиатеки."
+    )
     unsure = reason("review.unsure", confidence=0.42)
     assert "42" in reason_text(I18n("en").texts("ru"), unsure)
 

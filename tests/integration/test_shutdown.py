@@ -21,10 +21,11 @@ from bot.views import Views
 from common.i18n import I18n
 from core import clock
 from core.config import TelegramSettings
-from core.models import NewDownload
+from core.models import NewDownload, SnapshotChange, Transition
+from core.reasons import reason
+from core.states import State
 from store import Store
 from store.migrate import migrate
-from store.outbox import enqueue
 from tests.support.jellybit_process import ForkServer, JellybitConfig, JellybitProcess
 from tests.support.qbittorrent import QbtInstance
 from tests.support.telegram import FakeTelegram, FakeUser
@@ -196,8 +197,9 @@ async def test_the_outbox_sends_what_is_due_when_stopping(tmp_path: Path) -> Non
         await alice.send_text("/start")  # Telegram lets a bot write only to people who wrote
         new = NewDownload(name="Heat.1995", source="telegram", source_ref="", chat_id=ALICE)
         created = await store.downloads.create_download_if_no_active(new, [secrets.token_hex(20)])
-        async with store.db.write() as conn:
-            await enqueue(conn, created.download.id, "failed", {"reason": "no seeds"})
+        refused = reason("qbt.refused", detail="Fails.")  # the adder's last tick: announced
+        move = Transition(State.ACCEPTED, State.FAILED, refused)
+        assert await store.tracking.apply_changes([SnapshotChange(created.download.id, {}, move)])
         settings = TelegramSettings(token=tg.token, allowed_users=(ALICE,), api_base=tg.base_url)
         bot = make_bot(settings)
         links = Links("http://127.0.0.1:8090", b"secret")

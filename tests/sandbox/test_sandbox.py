@@ -14,18 +14,17 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import aiohttp
 import libtorrent as lt
 import pytest
 from playwright.async_api import Locator, Page, async_playwright
 
 from core.torrent_file import parse_torrent_file
-from sandbox.page import MAX_FILE, message_html
+from sandbox.page import message_html
 from sandbox.qbittorrent import QbtInstance, new_qbittorrent, pid_alive
 from sandbox.run import web_port
 from sandbox.samples import SAMPLES
 from sandbox.torrents import make_content, make_v1_torrent
-from tests.web.test_browser import ARGS, ARTIFACTS, CHROMIUM, PHONE, shoot
+from tests.web.test_browser import ARGS, CHROMIUM, PHONE, shoot
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = ROOT / "common" / "locales" / "ru" / "LC_MESSAGES" / "jellybit.po"
@@ -75,12 +74,12 @@ def sandbox(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path
     """``jellybit run`` in an empty directory; stopped by its PID (SIGTERM)."""
     process = start_sandbox(tmp_path, "jellybit.log")
     try:
-        yield _wait_for_banner(process, tmp_path / "jellybit.log"), process, tmp_path
+        yield wait_for_banner(process, tmp_path / "jellybit.log"), process, tmp_path
     finally:
         stop_sandbox(process, tmp_path)
 
 
-def _wait_for_banner(process: subprocess.Popen[bytes], log_path: Path) -> str:
+def wait_for_banner(process: subprocess.Popen[bytes], log_path: Path) -> str:
     deadline = time.monotonic() + STARTUP_WITHIN
     while True:
         text = log_path.read_text(errors="replace")
@@ -135,7 +134,7 @@ async def test_a_sample_magnet_goes_all_the_way_to_the_library(
     downloaded = cwd / "var" / "sandbox" / "qbittorrent" / "downloads" / spec.name / spec.files[0]
     assert os.stat(placed).st_ino == os.stat(downloaded).st_ino  # a hardlink, not a copy
 
-    pids = _qbittorrent_pids(cwd)
+    pids = qbittorrent_pids(cwd)
     assert len(pids) == 2  # jellybit's and the seeder
     process.send_signal(signal.SIGTERM)
     assert process.wait(STOP_WITHIN) == 0
@@ -143,108 +142,12 @@ async def test_a_sample_magnet_goes_all_the_way_to_the_library(
     await _started_again_it_answers(cwd)
 
 
-async def test_the_chat_keeps_the_newest_in_view_and_takes_replies_and_files(
-    sandbox: tuple[str, subprocess.Popen[bytes], Path], tmp_path: Path
-) -> None:
-    """What /start invites, from the page: a .torrent file, a reply to the bot's message
-    (a hint); the newest message stays in view, and a button's answer shows where the
-    person is looking: above the text box, wherever the page is scrolled."""
-    url, _, cwd = sandbox
-    torrent = tmp_path / f"{SERIES.name}.torrent"  # the sample, made as the seeder made it
-    torrent.write_bytes(make_v1_torrent(cwd / "var" / "sandbox" / "samples" / SERIES.name).data)
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        chat = await (await browser.new_context(viewport=PHONE)).new_page()
-        await chat.goto(url)
-
-        await chat.fill("#send input[name=text]", "/start")
-        await chat.press("#send input[name=text]", "Enter")
-        welcome = chat.locator(".msg.bot", has_text="Reply to my message").last
-        await welcome.wait_for(timeout=WAIT_MS)
-        await _until_in_view(chat, welcome)  # the page followed it down
-
-        await chat.set_input_files("#file", torrent)
-        sent = chat.locator(".msg.me", has=chat.locator(".file", has_text=torrent.name))
-        await sent.wait_for(timeout=WAIT_MS)
-        accepted = chat.locator(".msg.bot", has=chat.locator(".quote", has_text=torrent.name))
-        await accepted.wait_for(timeout=WAIT_MS)
-        assert SERIES.name in await accepted.inner_text()
-        await _until_in_view(chat, accepted)
-
-        await accepted.locator("button[data-reply]").click()
-        assert SERIES.name in await chat.inner_text("#replying")
-        await chat.fill("#send input[name=text]", "Caminandes 2013")
-        await chat.screenshot(path=str(ARTIFACTS / "sandbox-chat-replying.png"))
-        await chat.press("#send input[name=text]", "Enter")
-        hinted = chat.locator(".msg.bot", has_text="📝 Hint for").last
-        await hinted.wait_for(timeout=WAIT_MS)
-        assert "Caminandes 2013" in await hinted.inner_text()
-        mine = chat.locator(".msg.me", has_text="Caminandes 2013")
-        assert SERIES.name in await mine.locator(".quote").inner_text()  # it quotes the answer
-        assert await chat.locator("#replying").is_hidden()
-        await _until_in_view(chat, hinted)
-        await shoot(chat, "sandbox-chat-file-and-hint")
-        await chat.reload()  # opened again: at the newest message
-        await _until_in_view(chat, chat.locator(".msg").last)
-
-        # The accepted message's Cancel: its answer (answerCallbackQuery) shows in view.
-        await accepted.get_by_role("button", name="Cancel", exact=True).click()
-        notice = chat.locator("#notice")
-        await notice.wait_for(timeout=WAIT_MS)
-        assert "Cancelled" in await notice.inner_text()
-        await _until_in_view(chat, notice)
-        await chat.screenshot(path=str(ARTIFACTS / "sandbox-chat-notice.png"))
-        assert await chat.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-        await _bad_sends_are_refused_and_change_nothing(url)
-        await browser.close()
-
-
-async def _bad_sends_are_refused_and_change_nothing(url: str) -> None:
-    octet = {"Content-Type": "application/octet-stream"}
-    as_json = {"Content-Type": "application/json"}
-    cases = [
-        (f"{url}/file?name=a.torrent", b"", octet, 400, "That file is empty."),
-        (f"{url}/file?name=a.torrent", b"x" * (MAX_FILE + 1), octet, 413, "too large"),
-        (f"{url}/file?name=a.torrent&reply_to=99999", b"d1:ae", octet, 400, "message is gone"),
-        (f"{url}/file?name=a.torrent", b"d1:ae", {"Content-Type": "text/plain"}, 415, None),
-        (f"{url}/file?name=", b"d1:ae", octet, 400, None),
-        (f"{url}/send", b'{"text": "hi", "reply_to": 99999}', as_json, 400, "message is gone"),
-        (f"{url}/send", b'{"text": "hi", "reply_to": "first"}', as_json, 400, None),
-    ]
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
-
-        async def messages() -> int:
-            async with http.get(f"{url}/chat") as answer:
-                return (await answer.text()).count('class="msg ')
-
-        before = await messages()
-        for where, data, headers, status, notice in cases:
-            async with http.post(where, data=data, headers=headers) as answer:
-                assert answer.status == status, (where, data[:40], await answer.text())
-                if notice is not None:
-                    assert notice in (await answer.json())["notice"]
-        assert await messages() == before
-
-
-async def _until_in_view(page: Page, element: Locator) -> None:
-    """Within 5 s, ``element`` is wholly inside the phone's screen."""
-    height = PHONE["height"]
-    deadline = time.monotonic() + 5
-    while True:
-        box = await element.bounding_box()
-        if box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height:
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not in view: {box} (screen height {height})")
-        await page.wait_for_timeout(100)
-
-
 async def _started_again_it_answers(cwd: Path) -> None:
     """The same sandbox started again hears the first sample tapped: its Bot API server
     numbers updates on from the last run's (the inbox keeps those seven days)."""
     again = start_sandbox(cwd, "jellybit-again.log")
     try:
-        url = _wait_for_banner(again, cwd / "jellybit-again.log")
+        url = wait_for_banner(again, cwd / "jellybit-again.log")
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             chat = await (await browser.new_context(viewport=PHONE)).new_page()
@@ -257,6 +160,13 @@ async def _started_again_it_answers(cwd: Path) -> None:
         stop_sandbox(again, cwd)
 
 
+def qbittorrent_pids(cwd: Path) -> list[int]:
+    return [
+        int(path.read_text())
+        for path in sorted((cwd / "var" / "sandbox").glob("*/qbittorrent-nox.pid"))
+    ]
+
+
 async def _open_link(chat: Page, message: Locator, button: str) -> Page:
     """Tap a link button of a chat message: it opens a new tab, as Telegram does."""
     async with chat.context.expect_page() as opened:
@@ -264,67 +174,6 @@ async def _open_link(chat: Page, message: Locator, button: str) -> Page:
     page = await opened.value
     await page.wait_for_load_state()
     return page
-
-
-def _qbittorrent_pids(cwd: Path) -> list[int]:
-    return [
-        int(path.read_text())
-        for path in sorted((cwd / "var" / "sandbox").glob("*/qbittorrent-nox.pid"))
-    ]
-
-
-@pytest.mark.parametrize("how", ["Ctrl-C twice", "timeout"])
-def test_a_second_signal_exits_at_once_and_leaves_no_process_behind(
-    tmp_path: Path, how: str
-) -> None:
-    """A second SIGINT while stopping exits at once (os._exit): it still stops both
-    qbittorrent-nox, and unlinks the CPU pool's semaphores (else multiprocessing's
-    resource tracker warns of "leaked semaphore objects"). ``timeout`` signals its
-    command and then its whole process group: jellybit may get the signal twice."""
-    wrapper = ("timeout", "600") if how == "timeout" else ()
-    process = start_sandbox(tmp_path, "jellybit.log", wrapper)
-    log = tmp_path / "jellybit.log"
-    try:
-        _wait_for_banner(process, log)
-        jellybit = _children(process.pid)[0] if wrapper else process.pid
-        left = _descendants(jellybit)  # qbittorrent-nox x2, fork server, tracker, workers
-        assert set(_qbittorrent_pids(tmp_path)) <= set(left)
-        if wrapper:
-            process.send_signal(signal.SIGTERM)  # as when its time is up
-        else:
-            process.send_signal(signal.SIGINT)
-            time.sleep(0.05)  # handled as the second one, while stopping
-            process.send_signal(signal.SIGINT)
-        code = process.wait(STOP_WITHIN)
-        deadline = time.monotonic() + 10
-        while [pid for pid in left if pid_alive(pid)] and time.monotonic() < deadline:
-            time.sleep(0.05)
-        text = log.read_text(errors="replace")
-        assert [pid for pid in left if pid_alive(pid)] == [], text[-3000:]
-        if wrapper:  # timeout exits with its command's code: a graceful stop (the two
-            # signals arrived as one) or an exit now
-            assert code in (0, 128 + signal.SIGTERM)
-        else:
-            assert code == 128 + signal.SIGINT
-            assert "jellybit.exit_now" in text
-        assert "leaked" not in text
-    finally:
-        stop_sandbox(process, tmp_path)
-
-
-def _children(pid: int) -> list[int]:
-    return [
-        int(child)
-        for task in Path(f"/proc/{pid}/task").iterdir()
-        for child in (task / "children").read_text().split()
-    ]
-
-
-def _descendants(pid: int) -> list[int]:
-    found = _children(pid)
-    for child in list(found):
-        found += _descendants(child)
-    return found
 
 
 def test_a_restart_keeps_the_web_port_while_the_last_connections_wait() -> None:

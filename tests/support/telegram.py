@@ -444,8 +444,13 @@ class FakeUser(Person):
         else:
             self.tg._blocked.discard(self.chat_id)
 
-    def bot_messages(self) -> list[Message]:
-        return [message for message in self.messages() if message.from_bot]
+    def bot_messages(self, *, deleted: bool = False) -> list[Message]:
+        """The bot's messages in the chat (``deleted``: with those it deleted since)."""
+        held = [message for message in self.messages() if message.from_bot]
+        if not deleted:
+            return held
+        gone = [message for message in self.chat.deleted.values() if message.from_bot]
+        return sorted([*held, *gone], key=lambda message: message.message_id)
 
     def last_bot_message(self) -> Message:
         found = self.bot_messages()

@@ -463,7 +463,7 @@ async def test_why_it_asks_and_the_evidence_read_in_russian(store: Store, client
     download = await new_download(store, "Dune.1080p", state=State.REVIEW)
     await candidates_for(store, download)
     text = await (await client.get(f"/review/{download.id}")).text()
-    assert "Подходят несколько названий одинаково хорошо: выберите нужное." in text
+    assert "Одинаково хорошо подходят несколько названий: выберите нужное." in text
     assert "✓ то же название · популярность ×3,4" in text
     assert "✗ другой год · ✗ нет S02" in text
     assert "same title" not in text
