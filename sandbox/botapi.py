@@ -736,12 +736,13 @@ class BotApiServer:
         return doc
 
     async def _press(
-        self, user: Person, message: Message, button_text: str, within: float
+        self, user: Person, message: Message, button_text: str, within: float, *, as_seen: bool
     ) -> CallbackAnswer | None:
         current = user.chat.messages.get(message.message_id)
         if current is None:
             raise NoSuchButton(f"message #{message.message_id} is gone")
-        button = next((b for row in current.buttons for b in row if b.text == button_text), None)
+        shown = message if as_seen else current
+        button = next((b for row in shown.buttons for b in row if b.text == button_text), None)
         if button is None:
             raise NoSuchButton(
                 f"no button {button_text!r} on message #{current.message_id} "
@@ -1176,11 +1177,15 @@ class Person:
         button_text: str,
         *,
         timeout: float = 10.0,  # noqa: ASYNC109
+        as_seen: bool = False,
     ) -> CallbackAnswer | None:
         """Press an inline button and wait for the bot's answerCallbackQuery: what it showed,
         or None when the bot did not answer within ``timeout``. :class:`NoSuchButton` when
-        the message is gone or has no such callback button (a link button is no press)."""
-        return await self.server._press(self, message, button_text, timeout)
+        the message is gone or has no such callback button (a link button is no press).
+        ``as_seen``: the button of ``message`` as the person's app still shows it (an app
+        that has not caught up with an edit sends the old button's data; Telegram passes
+        it on), not of the message as it is now."""
+        return await self.server._press(self, message, button_text, timeout, as_seen=as_seen)
 
     def messages(self) -> list[Message]:
         """The chat as it is now (copies): both sides, oldest first."""

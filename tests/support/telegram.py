@@ -424,10 +424,12 @@ class FakeUser(Person):
         button_text: str,
         *,
         timeout: float = 10.0,  # noqa: ASYNC109
+        as_seen: bool = False,
     ) -> CallbackAnswer:
-        """Press an inline button and wait for the bot's answerCallbackQuery: what it showed."""
+        """Press an inline button and wait for the bot's answerCallbackQuery: what it showed
+        (``as_seen``: the button as ``message`` shows it, an app not caught up with an edit)."""
         try:
-            answer = await super().press(message, button_text, timeout=timeout)
+            answer = await super().press(message, button_text, timeout=timeout, as_seen=as_seen)
         except NoSuchButton as e:
             raise AssertionError(f"{e}\n{self.render()}") from None
         if answer is None:
