@@ -278,7 +278,9 @@ class Views:
             if view.photo is not None and view.photo != photo:
                 now = await self._replace_media(chat_id, message_id, download.id, view, photo)
             if now == photo:
-                await self._edit(chat_id, message_id, view, is_photo=photo is not None)
+                is_photo = photo is not None
+                body = view.body(caption=is_photo)
+                await self._edit(chat_id, message_id, body, view.markup, is_photo=is_photo)
         except TelegramBadRequest as error:
             if not is_not_modified(error):
                 raise
@@ -309,13 +311,21 @@ class Views:
             return photo
         return view.photo
 
-    async def _edit(self, chat_id: int, message_id: int, view: View, *, is_photo: bool) -> None:
-        body = view.body(caption=is_photo)
+    async def _edit(
+        self,
+        chat_id: int,
+        message_id: int,
+        body: str,
+        markup: InlineKeyboardMarkup | None,
+        *,
+        is_photo: bool,
+    ) -> None:
+        """A message's text, or a photo's caption, and its buttons (None: none)."""
         if is_photo:
             await send(
                 "edit_message_caption",
                 lambda: self.bot.edit_message_caption(
-                    chat_id=chat_id, message_id=message_id, caption=body, reply_markup=view.markup
+                    chat_id=chat_id, message_id=message_id, caption=body, reply_markup=markup
                 ),
                 chat_id=chat_id,
                 idempotent=True,
@@ -324,7 +334,7 @@ class Views:
             await send(
                 "edit_message_text",
                 lambda: self.bot.edit_message_text(
-                    body, chat_id=chat_id, message_id=message_id, reply_markup=view.markup
+                    body, chat_id=chat_id, message_id=message_id, reply_markup=markup
                 ),
                 chat_id=chat_id,
                 idempotent=True,
@@ -361,23 +371,7 @@ class Views:
             return
         text = moved_text(await self.texts_for(old.chat_id), download)
         try:
-            if old.photo is not None:
-                await send(
-                    "edit_message_caption",
-                    lambda: self.bot.edit_message_caption(
-                        chat_id=old.chat_id, message_id=old.message_id, caption=text,
-                        reply_markup=None,
-                    ),
-                    chat_id=old.chat_id,
-                )  # fmt: skip
-            else:
-                await send(
-                    "edit_message_text",
-                    lambda: self.bot.edit_message_text(
-                        text, chat_id=old.chat_id, message_id=old.message_id, reply_markup=None
-                    ),
-                    chat_id=old.chat_id,
-                )
+            await self._edit(old.chat_id, old.message_id, text, None, is_photo=bool(old.photo))
         except TelegramAPIError as error:  # it stays as it was; nothing else to try
             for_download(download.id).info("telegram.retire_failed", reason=str(error)[:200])
 
