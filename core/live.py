@@ -168,7 +168,10 @@ class LiveMap:
                 result.changed.add(torrent_id)
         result.removed -= result.changed
         free = (answer.get("server_state") or {}).get("free_space_on_disk")
-        if isinstance(free, int) and free >= 0 and free != self.free_space:
+        # 0 in a full answer is "not checked yet": qBittorrent's first answer after its
+        # start has it until its disk checker answers; a partial answer's 0 is a full disk.
+        checked = isinstance(free, int) and free >= 0 and (free > 0 or not full)
+        if checked and free != self.free_space:
             self.free_space = free
             # Whether each unfinished download still fits is judged anew; seeding ones
             # need no space, so the many of them cost nothing here.

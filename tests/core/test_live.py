@@ -196,6 +196,18 @@ def test_the_free_space_is_followed_and_judges_the_unfinished_torrents_again() -
     assert live.free_space == 50  # a listing does not tell it: the last figure stays
 
 
+def test_a_zero_in_a_full_answer_is_not_checked_yet_and_in_a_partial_one_a_full_disk() -> None:
+    """qBittorrent answers 0 until its disk checker has run (its first answer after a
+    start); a 0 that comes as a change is a disk that filled."""
+    live = LiveMap()
+    live.apply({"rid": 1, "full_update": True, "server_state": {"free_space_on_disk": 0}})
+    assert live.free_space is None
+    live.apply({"rid": 2, "server_state": {"free_space_on_disk": 700}})
+    assert live.free_space == 700
+    live.apply({"rid": 3, "server_state": {"free_space_on_disk": 0}})
+    assert live.free_space == 0
+
+
 def test_a_download_short_of_space_keeps_the_free_figure_only_while_short() -> None:
     half = torrent(progress=0.5, size=1000, state="downloading")
     short = snapshot_change(download(), half, PATHS, free_space=400)

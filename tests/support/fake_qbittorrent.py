@@ -21,10 +21,10 @@ The swarm: ``offer(made)`` makes a torrent downloadable. Added, it fetches its m
 files copied into its save path, as a real download leaves them. A magnet nobody offers
 stays in ``metaDL``. ``hold(t)`` keeps a torrent downloading until ``release(t)``.
 The server state's ``free_space_on_disk`` is the free space of the downloads folder's disk,
-as qBittorrent reports it for its default save path (a partial answer carries the server
-state's changed keys only). A torrent whose files do not fit on the disk (``ENOSPC``) stops
-in ``error``, as libtorrent's upload mode shows in 4.5 and 5.x; a start or a recheck tries
-again.
+as qBittorrent reports it for its default save path: 0 in the first answer (its disk checker
+answers later), and a partial answer carries the server state's changed keys only. A
+torrent whose files do not fit on the disk (``ENOSPC``) stops in ``error``, as libtorrent's
+upload mode shows in 4.5 and 5.x; a start or a recheck tries again.
 Faults (``tests/support/http_fake.py``): ``set_down``, ``set_delay``, ``fail_next``;
 ``restart()`` forgets the sessions (the next call is a 403, as after a real restart).
 """
@@ -109,6 +109,7 @@ class FakeQbittorrent(HttpFake):
     torrents: dict[str, _Torrent] = field(default_factory=dict)
     _offered: dict[str, MadeTorrent] = field(default_factory=dict, repr=False)
     _held_offers: set[str] = field(default_factory=set, repr=False)
+    _disk_checked: bool = False
     _sessions: set[str] = field(default_factory=set, repr=False)
     # What each maindata answer showed (torrents, category names, server state), for a
     # later rid.
@@ -612,7 +613,11 @@ class FakeQbittorrent(HttpFake):
 
     def _server_state(self) -> dict[str, Any]:
         state: dict[str, Any] = dict(self._record["server_state"])
-        state["free_space_on_disk"] = shutil.disk_usage(self.downloads_dir).free
+        # qBittorrent asks its disk checker on the first request and answers 0 until
+        # the checker's answer is in (SyncController, m_freeDiskSpace = 0).
+        checked = self._disk_checked
+        self._disk_checked = True
+        state["free_space_on_disk"] = shutil.disk_usage(self.downloads_dir).free if checked else 0
         return state
 
 
