@@ -287,32 +287,29 @@ def list_text(
     return "\n".join(lines)
 
 
-def notification_text(tx: Texts, kind: str, download: Download, stored: str) -> str:
+def outcome_text(tx: Texts, download: Download, why: Reason | None) -> str:
+    """A download that is done, failed, removed or waits for the person, in two lines:
+    what happened to it, and why (``why``: the reason of its move into that state)."""
     name = display_name(download)
-    why = Reason.loads(stored)
     reason = shorten(reason_text(tx, why), REASON_CHARS)
-    if kind == "review" and why is not None and not why.code.startswith("review."):
+    state = download.state
+    if state == State.REVIEW and why is not None and not why.code.startswith("review."):
         # Not which title it is, but what to do with its files (open the card).
         return tx("🤔 Downloaded: {name}", name=name) + "\n" + html.escape(reason, quote=False)
-    texts = {
-        "done": lambda: tx("🎬 Done: {name}", name=name) + "\n" + html.escape(reason, quote=False),
-        "review": lambda: (
+    if state == State.REVIEW:
+        return (
             tx("🤔 Downloaded: {name}", name=name)
             + "\n"
             + tx("I am not sure what it is: pick the title.")
-        ),
-        "stuck": lambda: (
-            tx("⚠️ Stuck: {name}", name=name) + "\n" + tx("Reason: {reason}", reason=reason)
-        ),
-        "failed": lambda: (
-            tx("❌ Failed: {name}", name=name) + "\n" + tx("Reason: {reason}", reason=reason)
-        ),
-        "removed": lambda: (
-            tx("🗑 Removed: {name}", name=name) + "\n" + tx("Reason: {reason}", reason=reason)
-        ),
-        "adopted": lambda: tx("📥 Found in qBittorrent and now followed: {name}", name=name),
-    }
-    return texts[kind]()
+        )
+    if state == State.DONE:
+        return tx("🎬 Done: {name}", name=name) + "\n" + html.escape(reason, quote=False)
+    head = (
+        tx("🗑 Removed: {name}", name=name)
+        if state == State.REMOVED
+        else (tx("❌ Failed: {name}", name=name))
+    )
+    return head + "\n" + tx("Reason: {reason}", reason=reason)
 
 
 def system_text(tx: Texts, kind: str, payload: Mapping[str, object]) -> str:

@@ -26,7 +26,7 @@ from bot.texts import (
     fit_caption,
     fit_message,
     moved_text,
-    notification_text,
+    outcome_text,
     picked_caption,
     review_caption,
     seasons_added,
@@ -110,8 +110,7 @@ class Views:
                 text = picked_caption(tx, download, chosen.title, chosen.year)
                 return View(text, markup, self._poster(chosen.poster_path))
         if download.state in (State.FAILED, State.REMOVED):  # what happened, and why
-            why = download.error.dumps() if download.error else ""
-            return View(notification_text(tx, download.state.value, download, why), markup)
+            return View(outcome_text(tx, download, download.error), markup)
         return View(status_text(tx, download), markup)
 
     async def _review(self, tx: Texts, user_id: int, download: Download) -> View:
@@ -123,7 +122,7 @@ class Views:
         offered = [] if recognition is None else list(recognition.candidates[:MAX_OFFERED])
         picking = why is None or why.code.startswith("review.")
         if not offered or not picking:
-            text = notification_text(tx, "review", download, why.dumps() if why else "")
+            text = outcome_text(tx, download, why)
             return View(text, download_keyboard(tx, self._links, download, user_id))
         best = offered[0]
         text = review_caption(tx, download, best.title, best.year, best.kind, reason_text(tx, why))
@@ -138,7 +137,7 @@ class Views:
         markup = download_keyboard(tx, self._links, download, user_id)
         card = await self._store.card(download.id)
         if card is None or card.title is None:
-            return View(notification_text(tx, "done", download, why.dumps() if why else ""), markup)
+            return View(outcome_text(tx, download, why), markup)
         title = card.title
         added = Counter[int]()
         for link in card.links if title.kind == "series" else ():
