@@ -127,6 +127,20 @@ async def test_a_sample_magnet_goes_all_the_way_to_the_library(
         assert "hardlink" in card_text
         await shoot(chat, "sandbox-chat")
         assert await chat.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+        # The same sample again, as a person does after a while: it is in the library, so
+        # nothing downloads, and the chat shows the film once (the Done message moved down).
+        await chat.click(f'button[data-sample="{REVIEW_SAMPLE}"]')
+        again = chat.locator(".msg.bot", has_text="Already in the library").last
+        await again.wait_for(timeout=WAIT_MS)
+        bot_name = SAMPLES[REVIEW_SAMPLE].name
+        await chat.wait_for_function(
+            "name => [...document.querySelectorAll('.msg.bot')]"
+            ".filter(m => m.innerText.includes(name)).length === 1",
+            arg=bot_name,
+            timeout=WAIT_MS,
+        )
+        await shoot(chat, "sandbox-chat-again")
         await browser.close()
 
     spec = SAMPLES[REVIEW_SAMPLE]
