@@ -23,15 +23,18 @@ def download_keyboard(
     ]
     if download.state == State.REVIEW:
         row.append(_title_button(tx, links, download, user_id, tx.plain("Pick")))
-    if download.files_gone():  # Retry would find them gone again
-        row.append(_action(tx.plain("Download again"), Action.DOWNLOAD_AGAIN, download))
-    elif download.state in RETRYABLE:
+    if download.state in RETRYABLE:
         row.append(_action(tx.plain("Retry"), Action.RETRY, download))
     elif download.state == State.DONE:
         row.append(_action(tx.plain("Relink"), Action.RELINK, download))
     if download.state in ACTIVE:
         row.append(_action(tx.plain("Cancel"), Action.CANCEL, download))
-    return InlineKeyboardMarkup(inline_keyboard=[row])
+    if not download.files_gone():
+        return InlineKeyboardMarkup(inline_keyboard=[row])
+    # Its files are gone: downloading them again brings them back; Retry stays for a
+    # disk that was only away (unmounted), which a retry then finds again.
+    again = _action(tx.plain("Download again"), Action.DOWNLOAD_AGAIN, download)
+    return InlineKeyboardMarkup(inline_keyboard=[row, [again]])
 
 
 MAX_OFFERED = 5  # candidates with a button of their own under the review message

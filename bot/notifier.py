@@ -9,6 +9,7 @@ hold up another. ``wake`` sends a queued reply at once.
 
 import asyncio
 import contextlib
+from dataclasses import replace
 from datetime import timedelta
 
 from aiogram.exceptions import (
@@ -111,6 +112,8 @@ class Notifier:
             if notification.kind == REPLY:
                 reply = _reply(notification, download)
                 message, about = await self._views.send_reply(chat_id, reply)
+                if about is not None:  # rendered when its update was handled
+                    about = replace(about, rendered_at=notification.created_at)
             elif download is None:
                 tx = await self._views.texts_for(chat_id)
                 text = system_text(tx, notification.kind, notification.payload)

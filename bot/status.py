@@ -20,6 +20,9 @@ from store.telegram import StatusMessage
 from worker.pacing import Loop
 
 MIN_INTERVAL = timedelta(seconds=3)
+# A download at 0 % says how long it has waited, in whole minutes: looked at again
+# once a minute though nothing else about it changes.
+WAITING_EVERY = timedelta(seconds=60)
 TICK = 1.0
 
 
@@ -36,17 +39,20 @@ class StatusUpdater:
     async def tick(self) -> int:
         """Edit what is due; returns how many messages were edited."""
         await self._views.retire()
-        before = clock.shifted(-MIN_INTERVAL)
-        due = await self._store.telegram.status_messages_due(before)
+        before, waiting = clock.shifted(-MIN_INTERVAL), clock.shifted(-WAITING_EVERY)
+        due = await self._store.telegram.status_messages_due(before, waiting)
         edited, served = 0, set()
         for message in due:
             if message.chat_id in served or self._paused(message.chat_id):
                 continue
-            served.add(message.chat_id)
-            edited += await self._edit(message)
+            done = await self._edit(message)
+            if done is not None:  # deferred (its news is on the way): the chat's next one
+                served.add(message.chat_id)
+                edited += done
         return edited
 
-    async def _edit(self, message: StatusMessage) -> int:
+    async def _edit(self, message: StatusMessage) -> int | None:
+        """1 when edited, 0 when not (unchanged, refused), None when deferred."""
         tx = await self._views.texts_for(message.chat_id)
         try:
             changed = await self._views.show(
@@ -70,6 +76,8 @@ class StatusUpdater:
                 message.chat_id, message.message_id, message.shown or "", message.photo
             )
             return 0
+        if changed is None:  # its news is on the way: due again until that is sent
+            return None
         if not changed:  # same text: only the rate-limit clock moves
             await self._store.telegram.mark_shown(
                 message.chat_id, message.message_id, message.shown or "", message.photo

@@ -146,8 +146,8 @@ def _not_started(tx: Texts, download: Download) -> str:
     template = _WAITING.get(download.qbt_state or "")
     if template is None and download.download_speed:
         return ""  # data is coming: the progress line says it
-    try:
-        since = clock.parse_time(download.created_at)
+    try:  # since it last (re)entered downloading: a Retry starts the clock anew
+        since = clock.parse_time(download.progress_at or download.created_at)
     except ValueError:
         return ""
     waited = (clock.parse_time(clock.now()) - since).total_seconds()

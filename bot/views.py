@@ -15,7 +15,12 @@ from functools import partial
 from typing import NamedTuple
 
 from aiogram import Bot
-from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
+from aiogram.exceptions import (
+    TelegramAPIError,
+    TelegramBadRequest,
+    TelegramForbiddenError,
+    TelegramNotFound,
+)
 from aiogram.types import InlineKeyboardMarkup, InputMediaPhoto, Message, ReplyParameters
 
 from bot.keyboards import MAX_OFFERED, download_keyboard, review_keyboard
@@ -258,14 +263,14 @@ class Views:
         *,
         shown: str | None,
         photo: str | None,
-    ) -> bool:
+    ) -> bool | None:
         """Edit a message to the download's view now. ``photo``: the poster the
         message shows (None: a text message; "": a photo not remembered). A text
         message whose view has a poster becomes a photo (``editMessageMedia``); a photo
-        stays one. False when it already shows the view, or when a newer message
-        about the download is on its way (it supersedes this one)."""
+        stays one. False when it already shows the view; None when a newer message
+        about the download is on its way (it supersedes this one: not edited now)."""
         if await self._store.telegram.news_waiting(download.id, chat_id):
-            return False
+            return None
         view = await self.view_of(tx, user_id, download)
         if photo is not None and view.photo is None:
             view = replace(view, photo=photo)  # a photo message keeps its picture
@@ -357,6 +362,8 @@ class Views:
                 deleted = "not found" in error.message  # gone already
                 if not deleted:
                     await self._point_below(old)
+            except (TelegramForbiddenError, TelegramNotFound):  # blocked, or no such chat
+                deleted = True  # nothing can be done about it, ever
             except TelegramAPIError as error:  # Telegram away or busy: the next tick
                 for_download(old.download_id).info("telegram.retire_later", reason=str(error))
                 break

@@ -19,8 +19,9 @@ class Role(StrEnum):
     """What a message about a download is to it. A download has one message per
     chat, its ``STATUS``; a newer one supersedes it (the older is then deleted from
     the chat, or, once Telegram no longer lets the bot delete it, ``MOVED``: kept,
-    so that a reply to it still adds a hint). ``REPLY``: an answer that mentions
-    the download (a hint confirmed). ``NOTIFICATION``: a notice of an older jellybit."""
+    so that a reply to it still adds a hint). ``REPLY`` (a duplicate's answer, ``/status``)
+    and ``NOTIFICATION`` (a notice): messages of an older jellybit, kept so that their
+    buttons and replies still work."""
 
     STATUS = "status"
     REPLY = "reply"
@@ -41,6 +42,7 @@ class BotMessage:
     role: Role
     shown: str | None = None
     photo: str | None = None
+    rendered_at: str | None = None  # when ``shown`` was rendered, if before the send
 
 
 async def remember_message(conn: aiosqlite.Connection, message: BotMessage) -> None:
@@ -56,11 +58,14 @@ async def remember_message(conn: aiosqlite.Connection, message: BotMessage) -> N
         "shown": message.shown,
         "photo": message.photo,
         "now": now,
+        # A reply rendered when its update was handled shows the download as it was
+        # then: a change since makes the status updater show it anew.
+        "shown_at": message.rendered_at or now,
     }
     await conn.execute(
         """INSERT OR REPLACE INTO telegram_message
             (chat_id, message_id, download_id, role, shown, shown_at, photo, created_at)
-        VALUES (:chat_id, :message_id, :download_id, :role, :shown, :now, :photo, :now)""",
+        VALUES (:chat_id, :message_id, :download_id, :role, :shown, :shown_at, :photo, :now)""",
         params,
     )
     if message.role == Role.STATUS:
@@ -114,16 +119,23 @@ class TelegramState:
         )
         return None if row is None else Id(row["download_id"])
 
-    async def status_messages_due(self, shown_before: str) -> list[StatusMessage]:
-        """Status messages whose download changed since they were last shown,
-        not shown since ``shown_before`` (edits are rate-limited)."""
+    async def status_messages_due(
+        self, shown_before: str, waiting_before: str
+    ) -> list[StatusMessage]:
+        """Status messages whose download changed since they were last shown, not
+        shown since ``shown_before`` (edits are rate-limited); and those of downloads
+        still at 0 % not shown since ``waiting_before`` (their "waited so far" grows
+        while nothing else changes)."""
         rows = await fetch_all(
             self._db.reader,
             """SELECT m.chat_id, m.message_id, m.shown, m.photo, m.download_id
             FROM telegram_message AS m JOIN download AS d ON d.id = m.download_id
-            WHERE m.role = 'status' AND d.updated_at >= m.shown_at AND m.shown_at <= :before
+            WHERE m.role = 'status' AND m.shown_at <= :before
+              AND (d.updated_at >= m.shown_at
+                   OR (d.state = 'downloading' AND d.progress = 0
+                       AND m.shown_at <= :waiting_before))
             ORDER BY m.shown_at""",
-            {"before": shown_before},
+            {"before": shown_before, "waiting_before": waiting_before},
         )
         downloads = await load_downloads(self._db.reader, (row["download_id"] for row in rows))
         return [

@@ -324,13 +324,17 @@ class Importer:
         self, download: Download, targets: list[str], log: Logger
     ) -> dict[str, HeldLink]:
         """Other downloads' links at ``targets``; a link whose file is gone from the
-        library (the person deleted it) is marked removed and holds nothing."""
+        library (the person deleted it) is marked removed and holds nothing. A library
+        root that is empty is taken as not mounted: its links are kept."""
         held = await self._store.recognitions.held_by_others(download.id, targets)
+        roots = (self._library.movies, self._library.shows)
         gone = await asyncio.to_thread(
             lambda: [
                 h.link.id
                 for h in held.values()
-                if h.link.linked_at is not None and not os.path.lexists(h.target_path)
+                if h.link.linked_at is not None
+                and not os.path.lexists(h.target_path)
+                and _mounted(roots, Path(h.target_path))
             ]
         )
         if gone:
@@ -495,6 +499,19 @@ def _summary(title: Title, methods: set[str], mode: str) -> Reason:
     """Where it went; a hardlink that became a copy is said, never silent."""
     copied = mode == "hardlink" and "copy" in methods
     return reason("import.done_copied" if copied else "import.done", folder=folder_name(title))
+
+
+def _mounted(roots: Sequence[Path], target: Path) -> bool:
+    """Whether the library root holding ``target`` has anything in it (an unmounted
+    disk's mount point is an empty folder, or none)."""
+    root = next((r for r in roots if target.is_relative_to(r)), None)
+    if root is None:
+        return True
+    try:
+        with os.scandir(root) as entries:
+            return next(entries, None) is not None
+    except OSError:
+        return False
 
 
 def _same_files(save_path: Path, sources: Sequence[str], held: Sequence[Path]) -> frozenset[str]:

@@ -387,13 +387,15 @@ def same_file(source: Path, target: Path) -> bool:
 
 
 def still_linked(target: Path, inode: int, device: int) -> bool:
-    """Whether ``target`` is still the entry ``link`` made (a file the person
-    deleted, or replaced, is not)."""
+    """Whether ``target`` is still the entry ``link`` made and something Jellyfin can
+    play: a file the person deleted or replaced is not, nor a symlink whose download
+    is gone."""
     try:
         info = os.lstat(target)
+        playable = stat.S_ISREG(os.stat(target).st_mode)
     except OSError:
         return False
-    return (info.st_ino, info.st_dev) == (inode, device)
+    return (info.st_ino, info.st_dev) == (inode, device) and playable
 
 
 # --- undoing -----------------------------------------------------------------

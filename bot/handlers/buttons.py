@@ -69,6 +69,8 @@ async def on_download_action(
         return
     if not _fits(callback_data.action, download):
         await outdated(query, tx, store, views, download)
+        if callback_data.action in (Action.KEEP, Action.CANCEL_SURE):
+            await _drop_question(query)  # its download moved on: the question is moot
         return
     if callback_data.action == Action.CANCEL and downloaded_bytes(download) > 0:
         await _ask_cancel(query, tx, download, turn)
@@ -218,17 +220,19 @@ async def outdated(
 async def refresh(
     query: CallbackQuery, tx: Texts, store: Store, views: Views, download_id: str
 ) -> None:
-    """The pressed message shows the download now. One a newer message superseded
-    is left alone: it is deleted, and the download shows once."""
+    """The pressed message shows the download now, when it is the download's message
+    (or a notice of an older jellybit). Any other message is left alone: one a newer
+    message superseded is being deleted, a question is not the download's message,
+    and the download shows once."""
     message = query.message
     download = await store.downloads.find_download(download_id)
     if not isinstance(message, Message) or download is None:
         return
     known = await store.telegram.message(message.chat.id, message.message_id)
-    if known is not None and known.role in (Role.SUPERSEDED, Role.MOVED):
+    if known is None or known.role not in (Role.STATUS, Role.NOTIFICATION):
         return
-    # A photo jellybit does not remember ("": its poster unknown) keeps being a photo.
-    photo = known.photo if known is not None else ("" if message.photo else None)
+    # A photo of an older jellybit was remembered without its poster: it stays a photo.
+    photo = known.photo if known.photo is not None or not message.photo else ""
     try:
         await views.show(
             tx,

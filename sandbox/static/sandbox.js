@@ -63,8 +63,11 @@
       const answer = await response.json().catch(() => ({}));
       say(answer.notice || (response.ok ? "" : `${response.status} ${response.statusText}`));
       return response.ok;
+    } catch (error) {  // jellybit stopped, or the network: what was typed stays
+      say(String(error));
+      return false;
     } finally {
-      await refresh(follow);
+      await refresh(follow).catch(() => {});
     }
   }
 
@@ -95,10 +98,11 @@
     event.preventDefault();
     const text = form.elements.text.value.trim();
     if (!text) return;
-    form.elements.text.value = "";
     const body = replyTo ? { text, reply_to: replyTo } : { text };
-    reply(null);
-    await post("/sandbox/send", body, true);
+    if (await post("/sandbox/send", body, true)) {  // refused: what was typed stays
+      form.elements.text.value = "";
+      reply(null);
+    }
   });
 
   // A file is sent as soon as it is picked, with the text box as its caption.
@@ -112,10 +116,11 @@
     }
     const query = new URLSearchParams({ name: picked.name, caption: form.elements.text.value.trim() });
     if (replyTo) query.set("reply_to", String(replyTo));
-    form.elements.text.value = "";
-    reply(null);
     const init = { headers: { "Content-Type": "application/octet-stream" }, body: picked };
-    await send(`/sandbox/file?${query}`, init, true);
+    if (await send(`/sandbox/file?${query}`, init, true)) {
+      form.elements.text.value = "";
+      reply(null);
+    }
   });
 
   setInterval(() => refresh(false).catch(() => {}), 1000);

@@ -85,21 +85,22 @@ MINUTES_AGO = 3 * 60 + 20
 def waiting(qbt_state: str) -> Download:
     created = clock.format_time(datetime.now(UTC) - timedelta(seconds=MINUTES_AGO))
     return a_download(
-        name="Some.Movie", progress=0.0, download_speed=0, qbt_state=qbt_state, created_at=created
-    )
+        name="Some.Movie", progress=0.0, download_speed=0, qbt_state=qbt_state, created_at=created,
+        progress_at=created,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(
     ("qbt_state", "english", "russian"),
     [
         ("metaDL", "Waiting for the list of files from peers: 3 minutes so far.",
-         "Жду список файлов от раздающих; ожидание: 3 минуты."),
+         "Жду список файлов от раздающих — уже 3 минуты."),
         ("queuedDL", "Queued in qBittorrent behind other downloads: 3 minutes so far.",
-         "В очереди qBittorrent за другими загрузками; ожидание: 3 минуты."),
+         "В очереди qBittorrent за другими загрузками — уже 3 минуты."),
         ("stalledDL", "Stalled: no peer sends anything, 3 minutes so far.",
-         "Стоит: никто ничего не раздаёт; ожидание: 3 минуты."),
+         "Загрузка стоит: никто не раздаёт — уже 3 минуты."),
         ("downloading", "No peers to download from yet: 3 minutes so far.",
-         "Пока не у кого качать; ожидание: 3 минуты."),
+         "Пока не у кого качать — уже 3 минуты."),
     ],
 )  # fmt: skip
 def test_a_download_at_zero_says_why_and_how_long(
@@ -108,6 +109,17 @@ def test_a_download_at_zero_says_why_and_how_long(
     en, ru = I18n("en").texts("en"), I18n("en").texts("ru")
     assert status_text(en, waiting(qbt_state)).endswith("\n⏳ " + english)
     assert status_text(ru, waiting(qbt_state)).endswith("\n⏳ " + russian)
+
+
+def test_the_wait_counts_from_the_last_start_not_from_the_first_send() -> None:
+    """A download retried today after it was sent three days ago has waited minutes."""
+    en = I18n("en").texts("en")
+    retried = a_download(
+        name="Some.Movie", progress=0.0, download_speed=0, qbt_state="metaDL",
+        created_at=clock.format_time(datetime.now(UTC) - timedelta(days=3)),
+        progress_at=clock.format_time(datetime.now(UTC) - timedelta(seconds=MINUTES_AGO)),
+    )  # fmt: skip
+    assert status_text(en, retried).endswith(": 3 minutes so far.")
 
 
 def test_a_download_under_way_has_no_waiting_line() -> None:

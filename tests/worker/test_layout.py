@@ -23,6 +23,7 @@ from worker.layout import (
     filesystem_of,
     link,
     resolve_source,
+    still_linked,
     unlink_if_ours,
 )
 
@@ -441,3 +442,19 @@ def test_unlink_refuses_a_path_outside_the_library(
     with pytest.raises(EscapeError):
         unlink_if_ours(source, info.st_ino, info.st_dev, library)
     assert source.exists()
+
+
+def test_a_symlink_whose_download_is_gone_is_no_longer_in_the_library(tmp_path: Path) -> None:
+    """ "Already in the library" asks ``still_linked``: a symlink jellybit made whose
+    download was deleted is the same entry, but nothing Jellyfin can play."""
+    source = tmp_path / "downloads" / "Film.mkv"
+    source.parent.mkdir()
+    source.write_bytes(b"x" * 64)
+    target = tmp_path / "library" / "Film (2021).mkv"
+    target.parent.mkdir()
+    target.symlink_to(source)
+    entry = os.lstat(target)
+    assert still_linked(target, entry.st_ino, entry.st_dev)
+    source.unlink()
+    assert not still_linked(target, entry.st_ino, entry.st_dev)
+    assert not still_linked(tmp_path / "library" / "gone.mkv", entry.st_ino, entry.st_dev)
