@@ -30,17 +30,9 @@ from tests.support.fake_qbittorrent import FakeQbittorrentServer
 from tests.support.house import eventually
 from tests.support.telegram import FakeTelegram, FakeUser, Message
 from tests.support.torrents import MadeTorrent, magnet_for
+from tests.worker.test_nothing_twice import library_files
 
 __all__ = ["alice", "fake_qbt", "qbt", "running", "seeder"]  # fixtures of test_chat
-
-
-def library_files(root: Path) -> dict[str, tuple[int, int]]:
-    found = {}
-    for path in sorted((root / "library").rglob("*")):
-        if path.is_file():
-            info = path.stat()
-            found[str(path.relative_to(root / "library"))] = (info.st_dev, info.st_ino)
-    return found
 
 
 async def done_in_library(running: Running, user: FakeUser, made: MadeTorrent) -> Download:
