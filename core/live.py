@@ -168,9 +168,11 @@ class LiveMap:
                 result.changed.add(torrent_id)
         result.removed -= result.changed
         free = (answer.get("server_state") or {}).get("free_space_on_disk")
-        # 0 in a full answer is "not checked yet": qBittorrent's first answer after its
-        # start has it until its disk checker answers; a partial answer's 0 is a full disk.
-        checked = isinstance(free, int) and free >= 0 and (free > 0 or not full)
+        if full and "server_state" in answer and int(answer.get("rid", 0)) < self.rid:
+            self.free_space = None  # qBittorrent restarted (its rid starts anew)
+        # A 0 before any figure is "not checked yet": qBittorrent's first answers after
+        # its start carry it until its disk checker has answered. Later, a full disk.
+        checked = isinstance(free, int) and free >= 0 and (free > 0 or self.free_space is not None)
         if checked and free != self.free_space:
             self.free_space = free
             # Whether each unfinished download still fits is judged anew; seeding ones

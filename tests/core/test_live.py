@@ -196,9 +196,10 @@ def test_the_free_space_is_followed_and_judges_the_unfinished_torrents_again() -
     assert live.free_space == 50  # a listing does not tell it: the last figure stays
 
 
-def test_a_zero_in_a_full_answer_is_not_checked_yet_and_in_a_partial_one_a_full_disk() -> None:
-    """qBittorrent answers 0 until its disk checker has run (its first answer after a
-    start); a 0 that comes as a change is a disk that filled."""
+def test_a_zero_before_any_figure_is_not_checked_yet_and_later_a_full_disk() -> None:
+    """qBittorrent answers 0 until its disk checker has run (its first answers after a
+    start, and again after a restart); a 0 once the figure is known is a full disk, in
+    a partial answer or in a periodic full one."""
     live = LiveMap()
     live.apply({"rid": 1, "full_update": True, "server_state": {"free_space_on_disk": 0}})
     assert live.free_space is None
@@ -206,6 +207,12 @@ def test_a_zero_in_a_full_answer_is_not_checked_yet_and_in_a_partial_one_a_full_
     assert live.free_space == 700
     live.apply({"rid": 3, "server_state": {"free_space_on_disk": 0}})
     assert live.free_space == 0
+    live.apply({"rid": 4, "full_update": True, "server_state": {"free_space_on_disk": 0}})
+    assert live.free_space == 0  # a resync: still full
+    live.apply({"rid": 5, "server_state": {"free_space_on_disk": 900}})
+    restarted = {"rid": 1, "full_update": True, "server_state": {"free_space_on_disk": 0}}
+    live.apply(restarted)
+    assert live.free_space is None  # its checker has not answered yet
 
 
 def test_a_download_short_of_space_keeps_the_free_figure_only_while_short() -> None:
