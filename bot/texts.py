@@ -247,6 +247,17 @@ def no_magnet_text(tx: Texts) -> str:
     )
 
 
+def list_line(tx: Texts, number: int, download: Download) -> str:
+    """ "3. Some.Movie — downloading, 62%": one download in a list."""
+    return tx(
+        "{number}. {name} — {state}, {percent}%",
+        number=number,
+        name=display_name(download),
+        state=state_label(tx, download.state),
+        percent=round(download.progress * 100),
+    )
+
+
 def list_text(
     tx: Texts,
     downloads: list[Download],
@@ -273,17 +284,7 @@ def list_text(
             "({first}–{last} of {total})", first=first, last=first + len(downloads) - 1, total=total
         )
     for number, download in enumerate(downloads, start=first):
-        lines.append(
-            tx(
-                "{number}. {name} — {state}, {percent}%",
-                number=number,
-                name=display_name(download),
-                state=state_label(tx, download.state),
-                percent=round(download.progress * 100),
-            )
-            + "\n"
-            + progress_bar(download.progress)
-        )
+        lines.append(list_line(tx, number, download) + "\n" + progress_bar(download.progress))
     return "\n".join(lines)
 
 
@@ -355,16 +356,7 @@ def recent_text(tx: Texts, downloads: list[Download]) -> str:
     if not downloads:
         return tx("There are no downloads yet: send a magnet link or a .torrent file.")
     lines = [tx("Which download? The recent ones:")]
-    lines += [
-        tx(
-            "{number}. {name} — {state}, {percent}%",
-            number=number,
-            name=display_name(d),
-            state=state_label(tx, d.state),
-            percent=round(d.progress * 100),
-        )
-        for number, d in enumerate(downloads, start=1)
-    ]
+    lines += [list_line(tx, number, d) for number, d in enumerate(downloads, start=1)]
     return "\n".join(lines)
 
 

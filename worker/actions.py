@@ -86,11 +86,8 @@ class Actions:
             return RetryResult(await self._store.downloads.get_download(download.id))
         added = await self._adder.add(activated, fail_on_reject=False)
         if added.outcome == "failed":
-            await self._store.downloads.move(
-                download.id,
-                download.state,
-                reason=reason("person.retry_failed", detail=added.detail),
-                expected={State.ACCEPTED},
+            await self._undo_activation(
+                download, reason("person.retry_failed", detail=added.detail)
             )
             log.warning("download.retry_failed", reason=added.detail)
             raise RejectedError(SYSTEM, added.detail)
