@@ -23,10 +23,10 @@ from pathlib import Path
 
 from common.logs import configure_logging
 from core.config import LibrarySettings, MetadataSettings, QbittorrentSettings
-from core.parsing.guess import clear_cache
-from core.parsing.release import parse_release
 from core.states import State
 from jellybit.app import Tuning
+from recognition.parsing.guess import clear_cache
+from recognition.parsing.release import parse_release
 from store import Store
 from tests.support.house import House, house_settings
 from tests.support.qbittorrent import QbtInstance, leecher_and_seeder

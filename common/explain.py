@@ -2,7 +2,7 @@
 
 A recognition's reason is a code (``core.reasons``): why a title was accepted on
 its own or why the person is asked. Each candidate's evidence
-(``core.evidence.Evidence``) reads as one line: "✓ same title · ✓ same year ·
+(``recognition.candidates.Evidence``) reads as one line: "✓ same title · ✓ same year ·
 ✓ has these episodes · 12× as popular".
 """
 
@@ -12,8 +12,8 @@ from babel.numbers import format_decimal
 
 from common.formatting import duration_text, size_text
 from common.i18n import Texts
-from core.evidence import Evidence
 from core.reasons import SIZE_SUFFIX, TEMPLATES, Reason, Value, fill
+from recognition.candidates import Evidence
 
 
 def reason_text(tx: Texts, reason: Reason | None) -> str:

@@ -8,9 +8,9 @@ from typing import Self
 
 from core import clock
 from core.errors import NotFoundError
-from core.evidence import Candidate, Evidence, Season
 from core.ids import Id, new_id
 from core.reasons import Reason
+from recognition.candidates import Candidate, Evidence, Season
 from store.db import Database
 from store.rows import fetch_one
 

@@ -5,9 +5,9 @@ import sqlite3
 from dataclasses import dataclass
 
 from core import clock
-from core.evidence import Season
 from core.ids import Id, new_id
 from core.library import read_entry
+from recognition.candidates import Season
 from store.db import Database
 
 

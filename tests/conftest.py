@@ -75,10 +75,10 @@ def _plain_tracebacks() -> None:
 # alone ran the last 20 s of a run, one core idle).
 LONGEST_FIRST = (
     "integration/test_crash.py[qbt4.5]",
-    "core/test_recognition_sets.py",
+    "recognition/test_recognition_sets.py",
     "integration/test_qbittorrent5.py",
     "jellybit/test_install.py",
-    "core/test_parsing_suites.py",
+    "recognition/test_parsing_suites.py",
     "integration/test_crash.py[qbt5]",
     "integration/test_lifecycle.py[qbt4.5]",
     "integration/test_lifecycle.py[qbt5]",

@@ -27,7 +27,7 @@ import anitopy
 import guessit
 import yaml  # type: ignore[import-untyped]  # pyyaml comes with schemathesis (dev lock)
 
-from core.parsing.release import Parsed, parse_release
+from recognition.parsing.release import Parsed, parse_release
 
 SUITES = Path(guessit.__file__).parent / "test"
 FIELDS = ("title", "year", "season", "episode", "type")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import MetadataSettings
-from core.parsing.files import VIDEO_EXTENSIONS
+from recognition.parsing.files import VIDEO_EXTENSIONS
 from tests.support.tmdb import Entry, FakeTmdb
 from worker.tmdb import TmdbClient
 

@@ -7,21 +7,24 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.config import MetadataSettings
-from core.evidence import Candidate, MediaKind
 from core.naming import episode_tag
-from core.recognize import Recognized, RecognizedFile, TorrentFile, files_for
+from recognition.candidates import Candidate, MediaKind
+from recognition.gather import query_of
+from recognition.identify import Release, identify_download, parse_release_of
+from recognition.lookups import Lookup
+from recognition.placement import files_for
+from recognition.recognize import Recognized, RecognizedFile, TorrentFile
 from tests.recognition_eval import Case, Result
-from worker.identify import Lookup, Source, identify_download, parse_source, query_of
 from worker.tmdb import TmdbClient
 
 
-async def parse(source: Source, kind: MediaKind | None) -> Recognized:
-    return parse_source(source, kind)
+async def parse(source: Release, kind: MediaKind | None) -> Recognized:
+    return parse_release_of(source, kind)
 
 
 async def identify(case: Case, tmdb: TmdbClient, content: Path) -> Result:
     texts = tuple(p.read_text(encoding="utf-8") for p in sorted(content.rglob("*.nfo")))
-    source = Source(
+    source = Release(
         name=case.name,
         files=tuple(TorrentFile(path, size) for path, size in case.files),
         hints=case.hints,

@@ -30,14 +30,14 @@ from core.errors import (
     InfohashTakenError,
     UnreachableError,
 )
-from core.evidence import Candidate, MediaKind
 from core.ids import Id, parse_id
 from core.models import Download
 from core.numbers import ascii_int
 from core.posters import poster_url
 from core.reasons import Reason
-from core.recognize import OVERRIDE_FIELDS
 from core.states import ACTIVE, RETRYABLE, State
+from recognition.candidates import Candidate, MediaKind
+from recognition.overrides import OVERRIDE_FIELDS
 from store.card import DownloadCard
 from store.recognition import StoredCandidate, StoredRecognition
 from web import auth, rendering

@@ -20,13 +20,13 @@ from core.errors import (
     RejectedError,
     SearchOffError,
 )
-from core.evidence import Candidate, MediaKind
 from core.ids import Id, new_id
 from core.live import Torrent, is_broken, is_complete
 from core.models import Download
 from core.reasons import Reason, reason
-from core.recognize import check_overrides
 from core.states import ACTIVE, RETRYABLE, State
+from recognition.candidates import Candidate, MediaKind
+from recognition.overrides import check_overrides
 from store import Store
 from store.recognition import StoredCandidate, StoredRecognition
 from worker.adder import TorrentAdder

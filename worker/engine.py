@@ -16,7 +16,7 @@ from worker.jellyfin import JellyfinClient
 from worker.pacing import Loop
 from worker.poller import FULL_RESYNC_EVERY, Poller
 from worker.qbt import QbtClient
-from worker.recognition import Recognizer
+from worker.recognizer import Recognizer
 from worker.supervisor import Part
 from worker.tmdb import TmdbClient
 

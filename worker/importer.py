@@ -34,8 +34,9 @@ from core.naming import (
     version_label,
 )
 from core.reasons import Reason, reason
-from core.recognize import RecognizedFile, Role, files_for
 from core.states import State
+from recognition.placement import files_for
+from recognition.recognize import RecognizedFile, Role
 from store import Store
 from store.recognition import FileLink, HeldLink, StoredCandidate, StoredFile, StoredRecognition
 from store.titles import TitleOf
@@ -54,7 +55,7 @@ from worker.layout import (
     unlink_if_ours,
 )
 from worker.pacing import Loop
-from worker.recognition import Recognizer
+from worker.recognizer import Recognizer
 from worker.tmdb import parse_tmdb_id
 
 TICK = 5.0

@@ -1,10 +1,10 @@
 """Imported by the parser processes' fork server (``worker/cpu.py`` ``PRELOAD``): the
 parsers imported and guessit's rules built once, for every worker it forks."""
 
-from core.parsing.guess import build_rules
 from core.torrent_file import parse_torrent_file
-from worker.identify import parse_source
+from recognition.identify import parse_release_of
+from recognition.parsing.guess import build_rules
 
-__all__ = ["parse_source", "parse_torrent_file"]
+__all__ = ["parse_release_of", "parse_torrent_file"]
 
 build_rules()

@@ -1,4 +1,5 @@
-"""The TMDB adapter: search, details, ``/find`` and seasons as :class:`~core.evidence.Candidate`.
+"""The TMDB adapter: search, details, ``/find`` and seasons as candidates
+(:class:`~recognition.candidates.Candidate`).
 
 Authentication is decided by the shape of ``metadata.tmdb_api_key``: a v4 read
 access token (a JWT: three dot-separated parts) goes in ``Authorization:
@@ -27,8 +28,8 @@ from common.logs import Logger, external_call, get_logger
 from core import clock
 from core.config import MetadataSettings
 from core.errors import AuthFailedError, RejectedError, UnreachableError
-from core.evidence import AiredEpisode, Candidate, MediaKind, Season
 from core.numbers import ascii_int
+from recognition.candidates import AiredEpisode, Candidate, MediaKind, Season
 
 SYSTEM = "tmdb"
 DEFAULT_TIMEOUT = 10.0

@@ -11,11 +11,11 @@ import aiohttp
 from structlog.testing import capture_logs
 
 from bot.app import webhook_secret
-from core.evidence import Evidence
 from core.ids import new_id
 from core.models import NewDownload
 from core.reasons import reason
 from core.states import State
+from recognition.candidates import Evidence
 from store.migrate import migrate
 from store.recognition import StoredCandidate
 from tests.bot.conftest import ALICE, SECRET, Door

@@ -6,10 +6,10 @@ from dataclasses import replace
 
 from playwright.async_api import Browser
 
-from core.evidence import Evidence, Season
 from core.ids import Id, new_id
 from core.reasons import Reason
 from core.states import State
+from recognition.candidates import Evidence, Season
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from store.titles import TitleOf

@@ -20,12 +20,12 @@ from structlog.testing import capture_logs
 from common.i18n import I18n
 from core import clock
 from core.config import Settings
-from core.evidence import Evidence
 from core.ids import new_id
 from core.links import DAY, verify_user_token
 from core.models import Download
 from core.reasons import Reason, reason
 from core.states import State
+from recognition.candidates import Evidence
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.hashes import v1, v2

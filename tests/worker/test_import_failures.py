@@ -7,10 +7,10 @@ from pathlib import Path
 from common.explain import reason_text
 from common.i18n import I18n
 from core import clock
-from core.evidence import Evidence
 from core.ids import new_id
 from core.reasons import Reason
 from core.states import State
+from recognition.candidates import Evidence
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.support.house import application

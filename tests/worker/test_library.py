@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from core.config import Duplicates, LibrarySettings
-from core.evidence import Evidence, Season
 from core.ids import Id, new_id
 from core.models import Download
 from core.reasons import Reason, reason
 from core.states import State
+from recognition.candidates import Evidence, Season
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.support.house import application

@@ -9,10 +9,11 @@ from structlog.testing import capture_logs
 
 from core.config import MetadataSettings
 from core.errors import AuthFailedError, RejectedError, UnreachableError
-from core.evidence import MediaKind, Season
-from core.recognize import Recognized, TorrentFile
+from recognition.candidates import MediaKind, Season
+from recognition.identify import Release, identify_download, parse_release_of
+from recognition.lookups import Lookup
+from recognition.recognize import Recognized, TorrentFile
 from tests.support.tmdb import Entry, FakeTmdb, make_read_token
-from worker.identify import Lookup, Source, identify_download, parse_source
 from worker.tmdb import RetryLaterError, TmdbClient, auth_kind, parse_tmdb_id
 
 # ---- TMDB client ---------------------------------------------------------------------------
@@ -209,7 +210,7 @@ async def test_a_candidate_whose_details_are_gone_is_dropped_and_the_rest_decide
     goes on with the others instead of waiting as if TMDB were down."""
     (deleted,) = [e for e in tmdb.catalogue if e.kind == "movie" and e.id == 841]  # Dune 1984
     tmdb.gone.add((deleted.kind, deleted.id))
-    source = Source("Dune.2021.1080p.WEB-DL", (TorrentFile("Dune.2021.1080p.WEB-DL.mkv", 1),))
+    source = Release("Dune.2021.1080p.WEB-DL", (TorrentFile("Dune.2021.1080p.WEB-DL.mkv", 1),))
     lookup = Lookup(make_client())
     found = await identify_download(source, _parse, lookup, auto_accept=0.85, language="ru-RU")
     assert found.chosen is not None
@@ -218,8 +219,8 @@ async def test_a_candidate_whose_details_are_gone_is_dropped_and_the_rest_decide
     assert ("GET", "/movie/841") in [(c.method, c.path) for c in tmdb.calls]
 
 
-async def _parse(source: Source, kind: MediaKind | None) -> Recognized:
-    return parse_source(source, kind)
+async def _parse(source: Release, kind: MediaKind | None) -> Recognized:
+    return parse_release_of(source, kind)
 
 
 async def test_429_waits_for_retry_after(tmdb: FakeTmdb, make_client: MakeClient) -> None:

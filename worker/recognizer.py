@@ -5,7 +5,7 @@ Files come from qBittorrent; names are parsed in the worker processes of
 200-file season; bench/import_bench.py); the small text
 files of the torrent (``.nfo``) and the magnet's ``dn`` are read for ids; hints and
 overrides win over parsing; the title is found and decided by
-``worker.identify`` (TMDB, or with ``provider = "none"`` the parsed name).
+``recognition.identify`` (TMDB, or with ``provider = "none"`` the parsed name).
 """
 
 import asyncio
@@ -17,17 +17,18 @@ from typing import Any
 from common.logs import Logger
 from core.config import MetadataSettings
 from core.errors import InvalidInputError
-from core.evidence import MediaKind
 from core.ids import new_id
 from core.magnet import parse_magnet
 from core.models import Download
-from core.parsing.files import extension
 from core.reasons import Reason
-from core.recognize import Recognized, RecognizedFile, TorrentFile
+from recognition.candidates import MediaKind
+from recognition.identify import Release, identify_download, parse_release_of
+from recognition.lookups import Lookup
+from recognition.parsing.files import extension
+from recognition.recognize import Recognized, RecognizedFile, TorrentFile
 from store import Store
 from store.recognition import StoredCandidate, StoredFile, StoredRecognition
 from worker.cpu import CpuPool
-from worker.identify import Lookup, Source, identify_download, parse_source
 from worker.layout import LayoutError, resolve_source
 from worker.poller import Poller
 from worker.qbt import QbtClient
@@ -65,7 +66,7 @@ class Recognizer:
     async def warm(self) -> None:
         """Start the parser processes and load the parsers in them now, not with the
         first download (spawning and importing guessit takes a second or so)."""
-        sample = Source("Warm.Up.S01E01.1080p", (TorrentFile("Warm.Up.S01E01.mkv", 1),))
+        sample = Release("Warm.Up.S01E01.1080p", (TorrentFile("Warm.Up.S01E01.mkv", 1),))
         await asyncio.gather(*(self._parse(sample, None) for _ in range(self._cpu.workers)))
 
     async def recognize(
@@ -134,9 +135,9 @@ class Recognizer:
         assert current is not None  # just saved
         return current
 
-    async def _source(self, download: Download) -> Source:
+    async def _source(self, download: Download) -> Release:
         files = await self._files(download)
-        return Source(
+        return Release(
             name=download.name,
             files=tuple(files),
             hints=tuple(await self._store.telegram.hints(download.id)),
@@ -145,8 +146,8 @@ class Recognizer:
             dn=_dn(download),
         )
 
-    async def _parse(self, source: Source, kind: MediaKind | None) -> Recognized:
-        return await self._cpu.call(parse_source, source, kind)
+    async def _parse(self, source: Release, kind: MediaKind | None) -> Recognized:
+        return await self._cpu.call(parse_release_of, source, kind)
 
     async def _files(self, download: Download) -> list[TorrentFile]:
         found = await self._poller.find_torrent(download.hash_values())

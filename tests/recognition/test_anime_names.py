@@ -12,9 +12,9 @@ from pathlib import Path
 import anitopy
 import pytest
 
-from core.parsing.guess import clear_cache, guess
-from core.parsing.release import parse_release
-from core.titles import fold
+from recognition.folding import fold
+from recognition.parsing.guess import clear_cache, guess
+from recognition.parsing.release import parse_release
 
 SET = Path(__file__).parent.parent / "data" / "anime.tsv"
 Reading = tuple[str | None, tuple[int, ...]]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
-from core.titles import fold
+from recognition.folding import fold
 
 Role = Literal["video", "subtitle", "skip"]
 

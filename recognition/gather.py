@@ -1,4 +1,4 @@
-"""Candidates for a recognized download from TMDB, within a bound, and the decision.
+"""Gathering the candidates for a release, within a bound, then the decision.
 
 The order of the lookups follows the evidence: an id in an ``.nfo``, the magnet's
 ``dn`` or a hint first (``/find``, or the TMDB id itself); then a search for the
@@ -7,36 +7,22 @@ seasons) of the few candidates that could be it; and only while no candidate is 
 strong match, the other readings of the title ("Wonder Woman 1984" as a title, the
 Cyrillic name of a Russian release), a search with the year when the first page was
 full, and the other kind (a miniseries released as "Part 1…N"). Each answer is
-cached for the batch (``Lookup``); one recognition makes at most ``MAX_REQUESTS``.
+cached for the batch (``recognition.lookups.Lookup``); one recognition makes at most
+``MAX_REQUESTS``.
 """
 
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from dataclasses import replace
 
 from core.errors import RejectedError
-from core.evidence import (
-    AiredEpisode,
-    Candidate,
-    Decision,
-    Evidence,
-    MediaKind,
-    Query,
-    Reading,
-    contradicted,
-    decide,
-    ranked,
-    strong,
-)
-from core.reasons import Reason, reason
-from core.recognize import Recognized, TorrentFile, files_for, recognize
-from core.titles import numerals_swapped
+from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Reading
+from recognition.decide import Decision, decide, ranked
+from recognition.folding import numerals_swapped
+from recognition.lookups import Lookup
+from recognition.recognize import Recognized
+from recognition.weigh import contradicted, strong
 
-if TYPE_CHECKING:  # not at run time: the parser processes import this module, not HTTP
-    from worker.tmdb import TmdbClient
-
-MAX_REQUESTS = 10  # room for the seasons air dates and specials need
 DETAILS = 3  # candidates whose details are fetched in one round
 PAGE = 20  # TMDB's page: a full first page may hide the right title on the next
 
@@ -44,163 +30,6 @@ _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _KANA_HAN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _LATIN_LANGUAGES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "cs", "tr"})
-
-
-@dataclass
-class Lookup:
-    """TMDB for one recognition: answers cached in ``cache`` (shared by a batch),
-    at most ``limit`` requests made."""
-
-    tmdb: "TmdbClient"
-    cache: dict[tuple[Any, ...], Any] = field(default_factory=dict)
-    limit: int = MAX_REQUESTS
-    spent: int = 0
-
-    def _has_room(self, key: tuple[Any, ...]) -> bool:
-        return key in self.cache or self.spent < self.limit
-
-    async def search(
-        self, kind: MediaKind, title: str, year: int | None, language: str
-    ) -> list[Candidate] | None:
-        key = ("search", kind, title, year, language)
-        if not self._has_room(key):
-            return None
-        if key not in self.cache:
-            self.spent += 1
-            self.cache[key] = await self.tmdb.search(kind, title, year, language=language)
-        found: list[Candidate] = self.cache[key]
-        return found
-
-    async def details(self, candidate: Candidate) -> Candidate | None:
-        key = ("details", candidate.kind, candidate.provider_id)
-        if not self._has_room(key):
-            return None
-        if key not in self.cache:
-            self.spent += 1
-            self.cache[key] = await self.tmdb.details(candidate.kind, candidate.provider_id or "")
-        detailed: Candidate = self.cache[key]
-        return detailed
-
-    async def season(self, candidate: Candidate, number: int) -> list[AiredEpisode] | None:
-        key = ("season", candidate.provider_id, number)
-        if not self._has_room(key):
-            return None
-        if key not in self.cache:
-            self.spent += 1
-            self.cache[key] = await self.tmdb.season(candidate.provider_id or "", number)
-        episodes: list[AiredEpisode] = self.cache[key]
-        return episodes
-
-    async def find(self, imdb_id: str) -> list[Candidate]:
-        key = ("find", imdb_id)
-        if not self._has_room(key):
-            return []
-        if key not in self.cache:
-            self.spent += 1
-            self.cache[key] = await self.tmdb.find(imdb_id)
-        found: list[Candidate] = self.cache[key]
-        return found
-
-
-@dataclass(frozen=True)
-class Source:
-    """What is known of a download before recognition."""
-
-    name: str  # as qBittorrent reports it
-    files: tuple[TorrentFile, ...]
-    hints: tuple[str, ...] = ()
-    overrides: Mapping[str, str] = field(default_factory=dict)
-    texts: tuple[str, ...] = ()  # small text files of the torrent (.nfo)
-    dn: str | None = None  # the magnet's name, when it differs from ``name``
-
-
-# ``parse_source`` run somewhere (jellybit: a worker process): the source and a kind.
-Parse = Callable[[Source, MediaKind | None], Awaitable[Recognized]]
-
-
-def parse_source(source: Source, kind: MediaKind | None) -> Recognized:
-    """``core.recognize.recognize`` of a source (module level: it is pickled to the
-    parser processes)."""
-    return recognize(
-        source.name,
-        source.files,
-        source.hints,
-        source.overrides,
-        texts=source.texts,
-        kind=kind,
-        dn=source.dn,
-    )
-
-
-@dataclass(frozen=True)
-class Identification:
-    recognized: Recognized  # its files with their own numbers (``placed`` maps them)
-    candidates: tuple[Candidate, ...]  # best first, with their evidence
-    chosen: Candidate | None  # None: the person picks
-    reason: Reason  # auto.<rule> or review.<rule>, with the confidence
-
-
-async def identify_download(
-    source: Source,
-    parse: Parse,
-    lookup: Lookup | None,
-    *,
-    auto_accept: float,
-    language: str,
-) -> Identification:
-    """Recognize the source, find its title (TMDB through ``lookup``, or with no
-    provider the parsed name), and place its files for that title. A series file
-    whose episode stays unknown sends the download to the person."""
-    recognized = await parse(source, None)
-    if recognized.title is None or recognized.kind == "unknown":
-        return Identification(recognized, (), None, reason("review.no_title"))
-    if lookup is None:
-        decision = _local(recognized)
-    else:
-        decision = await identify(recognized, lookup, auto_accept=auto_accept, language=language)
-    chosen = decision.chosen
-    if chosen is not None and chosen.kind != recognized.kind:
-        recognized = await parse(source, chosen.kind)  # "Part 1…10" of a miniseries
-    if chosen is not None and recognized.unread_hint is not None:
-        unread = reason("review.hint_unread", hint=recognized.unread_hint[:200])
-        return Identification(recognized, decision.candidates, None, unread)
-    if chosen is not None:
-        _, why = files_for(chosen.kind, chosen.seasons, chosen.evidence, recognized.files)
-        if why is not None:
-            return Identification(recognized, decision.candidates, None, why)
-    return Identification(recognized, decision.candidates, chosen, _why(decision, recognized))
-
-
-def _why(decision: Decision, recognized: Recognized) -> Reason:
-    params: dict[str, str | int | float] = {"confidence": decision.confidence}
-    if decision.rule == "nothing":
-        params["title"] = recognized.title or ""
-    elif decision.rule == "ambiguous":
-        params["count"] = sum(1 for c in decision.candidates if c.score > 0)
-    return reason(decision.code, **params)
-
-
-def _local(recognized: Recognized) -> Decision:
-    """No metadata provider: the parsed name is the only candidate, sure enough with
-    a title, and a year for a movie (the folder then has no ``[tmdbid-N]``)."""
-    kind: MediaKind = "series" if recognized.kind == "series" else "movie"
-    complete = kind == "series" or recognized.year is not None
-    candidate = Candidate(
-        provider="local",
-        provider_id=None,
-        kind=kind,
-        title=recognized.title or "",
-        original_title=None,
-        year=recognized.year,
-        overview=None,
-        poster_path=None,
-        popularity=0.0,
-        score=1.0 if complete else 0.0,
-        evidence=Evidence("exact", recognized.title or "", "none"),
-    )
-    if complete:
-        return Decision(candidate, (candidate,), "local", 1.0)
-    return Decision(None, (candidate,), "no_year", 0.0)
 
 
 def query_of(recognized: Recognized) -> Query:
@@ -243,7 +72,7 @@ def query_of(recognized: Recognized) -> Query:
     )
 
 
-async def identify(
+async def find_title(
     recognized: Recognized, lookup: Lookup, *, auto_accept: float, language: str
 ) -> Decision:
     """Gather candidates for ``recognized`` and decide (see the module's docstring)."""

@@ -1,22 +1,14 @@
-"""The decision from evidence (core.evidence): one table test per class of trap."""
+"""The decision from evidence (recognition.weigh, recognition.decide): a table test per trap."""
 
 from dataclasses import replace
 
 import pytest
 
-from core.evidence import (
-    AiredEpisode,
-    Candidate,
-    Decision,
-    MediaKind,
-    Query,
-    Reading,
-    Season,
-    absolute_to_season,
-    decide,
-    title_match,
-)
-from core.titles import numerals_swapped, title_key
+from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Reading, Season
+from recognition.decide import Decision, decide
+from recognition.folding import numerals_swapped, title_key
+from recognition.placement import absolute_to_season
+from recognition.weigh import title_match
 
 AUTO = 0.85
 

@@ -1,7 +1,7 @@
 """A torrent name or a file path: kind, title, year, season and episodes.
 
 guessit reads scene names, with fixes for where it reads them wrongly; anitopy reads
-fansub names (``core.parsing.anime``); Russian tracker names (``Дюна / Dune (…)
+fansub names (``recognition.parsing.anime``); Russian tracker names (``Дюна / Dune (…)
 [2021, …]``) are split on their `` / `` first. See docs/recognition.md for each trap.
 """
 
@@ -14,10 +14,10 @@ from typing import Literal
 
 from babel import Locale
 
-from core.parsing.anime import parse_anime
-from core.parsing.guess import Guess, MediaKind
-from core.parsing.guess import guess as guess_name
-from core.titles import fold
+from recognition.folding import fold
+from recognition.parsing.anime import parse_anime
+from recognition.parsing.guess import Guess, MediaKind
+from recognition.parsing.guess import guess as guess_name
 
 Kind = Literal["movie", "series", "unknown"]
 

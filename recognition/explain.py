@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.titles import ARTICLES, compact, title_key
+from recognition.folding import ARTICLES, compact, title_key
 
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _SUBTITLE = re.compile(r"\s*[:~]\s*|\s+[-–—]\s+")
@@ -24,7 +24,7 @@ _COMMON = _SEASON_WORDS | {"final", "chapter", "part", "story", "special", "retu
 
 
 class Named(Protocol):
-    """A season: ``core.evidence.Season``."""
+    """A season: ``recognition.candidates.Season``."""
 
     @property
     def number(self) -> int: ...

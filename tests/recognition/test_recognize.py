@@ -1,4 +1,4 @@
-"""Recognition of torrents and their files (core.recognize)."""
+"""Recognition of torrents and their files (recognition.recognize)."""
 
 import csv
 import datetime
@@ -12,14 +12,15 @@ from typing import Any
 import pytest
 
 from core.errors import InvalidInputError
-from core.evidence import Season
-from core.parsing import guess as guess_module
-from core.parsing.files import FileRole, TorrentFile, classify_files
-from core.parsing.guess import clear_cache
-from core.parsing.hints import Hint, parse_hint
-from core.parsing.release import Parsed, identityless, parse_file, parse_release
-from core.parsing.subtitles import subtitle_language
-from core.recognize import RecognizedFile, placed, recognize, unplaceable
+from recognition.candidates import Season
+from recognition.parsing import guess as guess_module
+from recognition.parsing.files import FileRole, TorrentFile, classify_files
+from recognition.parsing.guess import clear_cache
+from recognition.parsing.hints import Hint, parse_hint
+from recognition.parsing.release import Parsed, identityless, parse_file, parse_release
+from recognition.parsing.subtitles import subtitle_language
+from recognition.placement import placed, unplaceable
+from recognition.recognize import RecognizedFile, recognize
 
 CORPUS = Path(__file__).parent.parent / "data" / "releases.tsv"
 REQUIRED_ACCURACY = 0.95
@@ -149,7 +150,7 @@ def test_a_number_in_a_movie_title_is_not_an_episode_nor_a_year(
 
 def test_a_year_right_after_the_title_is_read_both_ways() -> None:
     """No table of number titles: the metadata tells "Wonder Woman" (1984) from
-    "Wonder Woman 1984" (tests/core/test_evidence.py)."""
+    "Wonder Woman 1984" (tests/recognition/test_evidence.py)."""
     parsed = parse_release("Wonder.Woman.1984.1080p.HMAX.WEB-DL")
     assert (parsed.title, parsed.year, parsed.title_with_year) == (
         "Wonder Woman",

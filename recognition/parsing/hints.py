@@ -4,8 +4,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from core.parsing.guess import MediaKind
-from core.parsing.identifiers import find_identifiers, without_identifiers
+from recognition.parsing.guess import MediaKind
+from recognition.parsing.identifiers import find_identifiers, without_identifiers
 
 
 @dataclass(frozen=True)

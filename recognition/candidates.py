@@ -1,0 +1,142 @@
+"""The candidate record: one possible title of a download, and the evidence for it.
+
+A :class:`Candidate` is built once from TMDB's answer (``worker/tmdb.py``), weighed
+(``recognition.weigh`` adds its :class:`Evidence`, ``recognition.decide`` its score),
+stored (``store.recognition.StoredCandidate`` wraps it) and adopted as the library's
+title (``store.titles.LibraryTitle`` wraps it): one shape from search to library.
+:class:`Query` is what the release says about itself, as the weighing reads it.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+Provider = Literal["tmdb", "local"]
+MediaKind = Literal["movie", "series"]
+TitleMatch = Literal["exact", "close", "partial", "weak"]
+# "season": the year of one of the show's seasons (a tracker names a season pack
+# "Dark / Сезон: 2 [2019, …]" by the season's year, not the show's).
+YearMatch = Literal["exact", "near", "season", "far", "unknown", "none"]
+# "other": none of a tracker's production countries (weaker than a scene's "UK" tag,
+# which makes it a "mismatch": the release cannot be that title).
+CountryMatch = Literal["match", "other", "mismatch", "none"]
+# A language tag ("KOREAN") against the original language: a dub is tagged too, so
+# "other" never rules a title out, it only tells equal ones apart.
+LanguageMatch = Literal["match", "other", "none"]
+SeasonsMatch = Literal["fit", "misfit", "none"]
+# A daily show's dated files against the episodes TMDB lists: "match" when it lists
+# one on every date, "mismatch" when a date is outside the show's run.
+AiredMatch = Literal["match", "mismatch", "none"]
+
+
+class Season(NamedTuple):
+    number: int  # 0: specials
+    episodes: int
+    year: int | None = None  # of its first episode
+    name: str | None = None  # TMDB's, when it is more than "Season N" ("The Final Season")
+    air_date: str | None = None  # of its first episode, "YYYY-MM-DD"
+
+
+class AiredEpisode(NamedTuple):
+    """An episode as TMDB lists it in a season."""
+
+    season: int
+    number: int
+    name: str | None
+    air_date: str | None  # "YYYY-MM-DD"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read the release's title: ("Wonder Woman", 1984) and ("Wonder
+    Woman 1984", None) are two readings of ``Wonder.Woman.1984.1080p``."""
+
+    title: str
+    year: int | None
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the release says about itself."""
+
+    kind: Literal["movie", "series", "unknown"]
+    readings: tuple[Reading, ...]
+    country: str | None = None
+    # (season, highest episode, counted across seasons) of each video; season None:
+    # numbered across seasons.
+    episodes: tuple[tuple[int | None, int, bool], ...] = ()
+    seasons: tuple[int, ...] = ()  # seasons a pack says it holds
+    identifiers: tuple[str, ...] = ()  # "imdb:tt…", "tmdb:movie/…"
+    countries: tuple[str, ...] = ()  # a tracker's production countries
+    language: str | None = None  # the language tag, ISO 639-1
+    service: str | None = None  # the streaming service tag ("Netflix")
+    dates: tuple[tuple[str, str], ...] = ()  # (path, "YYYY-MM-DD") of each dated video
+    unnumbered: tuple[str, ...] = ()  # paths of videos with neither an episode nor a date
+    episode_title: str | None = None  # the words after the title: an episode's name?
+    special: bool = False  # the name says it is a special
+
+
+@dataclass(frozen=True)
+class Evidence:
+    title: TitleMatch
+    matched: str  # the candidate's name that matched best
+    year: YearMatch
+    country: CountryMatch = "none"
+    seasons: SeasonsMatch = "none"
+    misfit: str | None = None  # what it lacks: "S04", "S01E10", "E29" (absolute), "movie"
+    identifier: bool = False
+    ratio: float | None = None  # popularity against the best other candidate
+    season: int | None = None  # the season the title's words past the show's name name
+    unexplained: str | None = None  # words of the title the candidate does not explain
+    season_words: str | None = None  # words of an alternative title naming no known season
+    language: LanguageMatch = "none"
+    service: bool = False  # the streaming service tag names one of its networks
+    aired: AiredMatch = "none"
+    episode_named: bool = False  # the name's episode title is TMDB's for that episode
+    # The release and the original title differ by a leading article ("4400" and
+    # "The 4400"): where another title is spelled as the release spells it, not this.
+    other_article: bool = False
+    # (path, season, episode) of files TMDB lists: aired on their date, or by name
+    listed: tuple[tuple[str, int, int], ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if value not in (None, False)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Evidence":
+        known = {key: data[key] for key in cls.__dataclass_fields__ if key in data}
+        if "listed" in known:
+            known["listed"] = tuple(tuple(row) for row in known["listed"])
+        return cls(**{"title": "weak", "matched": "", "year": "none", **known})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One possible identity of a download, from a metadata provider or the name."""
+
+    provider: Provider
+    provider_id: str | None
+    kind: MediaKind
+    title: str
+    original_title: str | None
+    year: int | None
+    overview: str | None
+    poster_path: str | None
+    popularity: float
+    names: tuple[str, ...] = ()  # alternative titles and translations
+    countries: tuple[str, ...] = ()  # origin (shows) or production countries (movies)
+    seasons: tuple[Season, ...] | None = None  # None: unknown
+    imdb_id: str | None = None
+    language: str | None = None  # the original language, ISO 639-1
+    networks: tuple[str, ...] = ()  # a show's networks ("Netflix", "BBC One")
+    aired: tuple[AiredEpisode, ...] = ()  # episodes of seasons fetched (dates, specials)
+    ended: str | None = None  # a show that ended: the day of its last episode
+    score: float = 0.0  # the confidence, once weighed
+    evidence: Evidence | None = None
+
+    @property
+    def ref(self) -> str:
+        """``movie/438631`` or ``tv/1399``: the candidate as TMDB addresses it."""
+        return f"{'tv' if self.kind == 'series' else 'movie'}/{self.provider_id}"
+
+    def all_names(self) -> list[str]:
+        return [n for n in (self.title, self.original_title, *self.names) if n]

@@ -1,0 +1,256 @@
+"""Which title a download is: accept one candidate, ask the person, or find none.
+
+Each candidate gathers :class:`Evidence` against what the release says (a
+:class:`Query`): how its names match the release's title, whether the years agree,
+the country tag, whether the seasons and episodes exist, an id that names it. The
+decision (:func:`decide`) is a short rule over that evidence:
+
+1. An id (IMDb in an ``.nfo``, a TMDB link) that names exactly one candidate wins.
+2. A candidate the release contradicts is out: a year two or more off, another
+   country than the tag, a season or episode it does not have.
+3. Of the rest, only the best title match counts: an exact name (title, original,
+   alternative title or translation) beats a close one, a close one beats one that
+   only contains the query ("Heroes" over "Heroes Reborn").
+4. Among those, the year (exact over one off), then the country tag, then fitting
+   seasons separate them; the year separates only when popularity does not point the
+   other way by a wide factor.
+5. Still several: the far more popular one (``WIDE`` times the next), else the
+   person picks. Two same-title works that stay close are never guessed.
+
+The accepted candidate's confidence (:func:`confidence`) must also reach
+``auto_accept``: it is how strong its evidence is, so a partial title never passes
+the default 0.85, an exact one does.
+"""
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from recognition.candidates import Candidate, Evidence, Query
+from recognition.folding import title_key
+from recognition.weigh import TITLE_RANK, YEAR_RANK, confidence, contradicted, weigh
+
+# Languages that films and series are routinely dubbed into for release: there a tag
+# often marks a dub of the famous title ("Suits.FRENCH" is the American show), so it
+# does not outweigh a far more watched one. Into the others (Korean, Japanese, Thai,
+# ...) a show is rarely dubbed: such a tag names the original language.
+DUBBED_INTO = frozenset(
+    {"de", "fr", "it", "es", "pt", "ru", "uk", "pl", "cs", "sk", "hu", "tr", "hi", "ta", "te"}
+    | {"ar", "fa", "nl", "sv", "da", "no", "nb", "fi", "el", "ro", "bg", "lt", "lv", "ca"}
+)
+MAX_CANDIDATES = 5
+# How many times more popular one candidate must be to be taken over another that
+# the evidence cannot tell from it. TMDB's popularity moves a lot week to week; a
+# remake and its original are usually within 2-5x, a famous film and an obscure
+# one of the same name 20x and more.
+WIDE = 10.0
+# Popularity below this is "nobody watches it": ratios against it mean little.
+POPULARITY_FLOOR = 0.5
+
+
+@dataclass(frozen=True)
+class Decision:
+    chosen: Candidate | None
+    candidates: tuple[Candidate, ...]  # weighed, best first
+    # accepted: identifier | only | year | country | language | seasons | service |
+    # popularity;
+    # asked: nothing | contradicted | weak | ambiguous | unsure
+    rule: str
+    confidence: float
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def code(self) -> str:
+        """``auto.<rule>`` or ``review.<rule>``: why it was decided so."""
+        return f"{'auto' if self.chosen is not None else 'review'}.{self.rule}"
+
+
+# --- the decision ---------------------------------------------------------------------
+
+
+def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Decision:
+    """Weigh every candidate and decide (the rules are in the module's docstring)."""
+    weighed = ranked(query, found)
+    if not weighed:
+        return Decision(None, (), "nothing", 0.0)
+    pinned = [c for c in weighed if c.evidence is not None and c.evidence.identifier]
+    if len(pinned) == 1:
+        return _accept(pinned[0], weighed, "identifier", auto_accept)
+    alive = [c for c in weighed if not contradicted(_ev(c))]
+    if not alive:
+        return _review(weighed, "contradicted")
+    best_title = max(TITLE_RANK[_ev(c).title] for c in alive)
+    if best_title == TITLE_RANK["weak"]:
+        return _review(weighed, "weak")
+    group = [c for c in alive if TITLE_RANK[_ev(c).title] == best_title]
+    rule = _ruled_out_by([c for c in weighed if c not in alive], best_title)
+    for name, rank in _TIE_BREAKERS:
+        top = max(rank(c) for c in group)
+        leaders = [c for c in group if rank(c) == top]
+        if len(leaders) == len(group):
+            continue
+        trailing = [c for c in group if rank(c) < top]
+        if (
+            name not in _DECISIVE
+            and not (name == "language" and query.language not in DUBBED_INTO)
+            and _popular(trailing) >= WIDE * _popular(leaders)
+        ):
+            # A year off by one is normal (a premiere and a release), a dub is tagged
+            # with its language: one far more watched title against an obscure one
+            # that only the tag fits: ask.
+            return _review(weighed, "ambiguous", group)
+        group, rule = leaders, name
+    if len(group) > 1:
+        by_popularity = sorted(group, key=lambda c: -c.popularity)
+        if _popular(by_popularity[:1]) < WIDE * _popular(by_popularity[1:2]):
+            return _review(weighed, "ambiguous", by_popularity)
+        group, rule = by_popularity[:1], "popularity"
+    chosen = group[0]
+    fitting = _fits_tags_better(chosen, alive)
+    if fitting:
+        # "Money.Heist.KOREAN": the Spanish show by its exact title, the Korean remake
+        # by the tag; a title's words and the tags must agree on one.
+        return _review(weighed, "ambiguous", [chosen, *fitting])
+    if best_title == TITLE_RANK["exact"] and _ev(chosen).year == "none":
+        start = title_key(_ev(chosen).matched) + " "
+        longer = [
+            c
+            for c in alive
+            if _ev(c).title == "partial" and title_key(_ev(c).matched).startswith(start)
+        ]
+        if longer and _popular(longer) >= WIDE * _popular([chosen]):
+            # "Frieren" exact for an obscure title while "Frieren: Beyond Journey's
+            # End" is what everybody watches: a release may shorten a long title.
+            return _review(weighed, "ambiguous", [chosen, *longer])
+    return _accept(chosen, weighed, rule, auto_accept)
+
+
+def _fits_tags_better(chosen: Candidate, alive: Sequence[Candidate]) -> list[Candidate]:
+    """Candidates that a language or country tag fits where it does not fit the chosen
+    one, with a title that could be it."""
+    mine = _ev(chosen)
+    return [
+        c
+        for c in alive
+        if c is not chosen
+        and TITLE_RANK[_ev(c).title] >= TITLE_RANK["partial"]
+        and (
+            (mine.language == "other" and _ev(c).language == "match")
+            or (mine.country == "other" and _ev(c).country == "match")
+        )
+    ]
+
+
+def _ruled_out_by(contradicted_ones: Sequence[Candidate], best_title: int) -> str:
+    """``only``, or what ruled out the candidates with as good a title: the year, the
+    country tag or the seasons ("Dune 2021": the 1984 film is out by its year)."""
+    for candidate in contradicted_ones:
+        evidence = _ev(candidate)
+        if TITLE_RANK[evidence.title] >= best_title:
+            if evidence.year == "far":
+                return "year"
+            if evidence.aired == "mismatch":
+                return "aired"
+            return "country" if evidence.country == "mismatch" else "seasons"
+    return "only"
+
+
+def ranked(query: Query, found: Iterable[Candidate]) -> list[Candidate]:
+    """Each candidate once, with its evidence, best first: not contradicted, then the
+    title, the year, popularity."""
+    unique: dict[tuple[str, str, str | None], Candidate] = {}
+    for candidate in found:
+        unique.setdefault((candidate.provider, candidate.kind, candidate.provider_id), candidate)
+    weighed = [replace(c, evidence=weigh(query, c)) for c in unique.values()]
+    weighed.sort(key=lambda c: (_order(_ev(c)), -c.popularity))  # stable: provider's order
+    return weighed
+
+
+def _order(evidence: Evidence) -> tuple[int, int, int]:
+    return (contradicted(evidence), -TITLE_RANK[evidence.title], -YEAR_RANK[evidence.year])
+
+
+def _ev(candidate: Candidate) -> Evidence:
+    assert candidate.evidence is not None  # set by ranked
+    return candidate.evidence
+
+
+def _year_rank(candidate: Candidate) -> int:
+    return YEAR_RANK[_ev(candidate).year]
+
+
+def _country_rank(candidate: Candidate) -> int:
+    return {"match": 3, "none": 2, "other": 1, "mismatch": 0}[_ev(candidate).country]
+
+
+def _language_rank(candidate: Candidate) -> int:
+    return {"match": 2, "none": 1, "other": 0}[_ev(candidate).language]
+
+
+def _article_rank(candidate: Candidate) -> int:
+    return int(not _ev(candidate).other_article)
+
+
+def _service_rank(candidate: Candidate) -> int:
+    return int(_ev(candidate).service)
+
+
+def _episode_rank(candidate: Candidate) -> int:
+    return int(_ev(candidate).episode_named)
+
+
+def _aired_rank(candidate: Candidate) -> int:
+    return int(_ev(candidate).aired == "match")
+
+
+def _fit_rank(candidate: Candidate) -> int:
+    return {"fit": 2, "none": 1, "misfit": 0}[_ev(candidate).seasons]
+
+
+# What tells candidates of one title match apart, in order; the streaming service
+# only among otherwise equal ones. The first three are facts of the files, never
+# outweighed by popularity.
+_TIE_BREAKERS: tuple[tuple[str, Callable[[Candidate], int]], ...] = (
+    ("aired", _aired_rank),
+    ("episode", _episode_rank),
+    ("year", _year_rank),
+    ("country", _country_rank),
+    ("language", _language_rank),
+    ("seasons", _fit_rank),
+    ("article", _article_rank),
+    ("service", _service_rank),
+)
+_DECISIVE = ("aired", "episode", "seasons")
+
+
+def _popular(candidates: Sequence[Candidate]) -> float:
+    return max((max(c.popularity, POPULARITY_FLOOR) for c in candidates), default=POPULARITY_FLOOR)
+
+
+def _accept(chosen: Candidate, weighed: list[Candidate], rule: str, auto_accept: float) -> Decision:
+    others = [c for c in weighed if c is not chosen]
+    ratio = (
+        round(max(chosen.popularity, POPULARITY_FLOOR) / _popular(others), 1) if others else None
+    )
+    sure = confidence(_ev(chosen), rule)
+    chosen = replace(chosen, score=sure, evidence=replace(_ev(chosen), ratio=ratio))
+    scored = _with_scores([chosen, *others])
+    if sure + 1e-9 < auto_accept:
+        return Decision(None, scored, "unsure", sure, {"rule": rule})
+    return Decision(scored[0], scored, rule, sure)
+
+
+def _review(weighed: list[Candidate], rule: str, first: Sequence[Candidate] = ()) -> Decision:
+    ahead = list(first) + [c for c in weighed if c not in first]
+    scored = _with_scores(ahead)
+    return Decision(None, scored, rule, scored[0].score if scored else 0.0)
+
+
+def _with_scores(candidates: Sequence[Candidate]) -> tuple[Candidate, ...]:
+    """Each candidate's own confidence, as if it were accepted alone (the review page
+    shows it); the best ``MAX_CANDIDATES``."""
+    scored = [
+        c if c.score else replace(c, score=0.0 if contradicted(_ev(c)) else confidence(_ev(c), ""))
+        for c in candidates
+    ]
+    return tuple(scored[:MAX_CANDIDATES])

@@ -1,0 +1,166 @@
+"""Where each file of a release goes once its title is known (pure): episodes
+numbered across seasons moved into the title's seasons, season folders named after
+TMDB's seasons, specials found by name, and why a file cannot be placed."""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import PurePosixPath
+
+from core.reasons import Reason, reason
+from recognition.candidates import Evidence, Season
+from recognition.explain import season_named
+from recognition.folding import title_key
+from recognition.recognize import RecognizedFile
+
+
+def placed(
+    files: Sequence[RecognizedFile],
+    seasons: Sequence[Season] | None,
+    named: int | None = None,
+    listed: Sequence[tuple[str, int, int]] = (),
+) -> tuple[RecognizedFile, ...]:
+    """Files of a series numbered across seasons moved to the title's seasons by
+    their episode counts: "Frieren - 29" is S02E01 when season 1 has 28, and so is
+    "Frieren S2 - 29" (a fansub counting on). ``named``: the season the release's
+    title names ("Show - Ultra Romantic - 05", "24: Live Another Day S01E01"): what
+    it numbers without a season, or as season 1, is in that season. Subtitles follow
+    their video. Without counts, or numbers beyond them, nothing moves; an ``SxxEyy``
+    of another season never moves. ``listed``: (path, season, episode) of files
+    TMDB lists: a daily show's by its date, a special by its name. A title the box's
+    name adds that is none of them is skipped (flag "added")."""
+    aired = {path: (season, episode) for path, season, episode in listed}
+    files = [
+        replace(f, season=own)
+        if f.role == "video" and f.season is None and (own := _folder_names(f.path, seasons))
+        else f
+        for f in files
+    ]
+    files = [
+        replace(f, season=aired[key][0], episodes=(aired[key][1],))
+        if not f.episodes and (key := f.path if f.role == "video" else f.video) in aired
+        else f
+        for f in files
+    ]
+    films = {
+        f.path for f in files if f.role == "video" and "added" in f.flags and not f.episodes
+    }  # not a special TMDB lists by its name: a film of its own, with its subtitles
+    files = [
+        replace(f, role="skip", reason="a film the box's name adds")
+        if f.path in films or (f.role == "subtitle" and f.video in films)
+        else f
+        for f in files
+    ]
+    if named is not None:
+        files = [
+            replace(f, season=named, absolute=f.season is None)
+            if f.role == "video" and f.season in (None, 1)
+            else f
+            for f in files
+        ]
+    moved: dict[str, RecognizedFile] = {}
+    for file in files:
+        if file.role != "video" or not file.episodes:
+            continue
+        if file.season is not None and not file.absolute:
+            continue
+        where = [absolute_to_season(e, seasons, file.season) for e in file.episodes]
+        targets = {w[0] for w in where if w is not None}
+        if None not in where and len(targets) == 1:
+            episodes = tuple(w[1] for w in where if w is not None)
+            moved[file.path] = replace(file, season=targets.pop(), episodes=episodes)
+    return tuple(_follow(file, moved) for file in files)
+
+
+def _folder_names(path: str, seasons: Sequence[Season] | None) -> int | None:
+    """The season a folder of ``path`` is named after, nearest first ("Book 2 -
+    Earth" for TMDB's "Book Two: Earth")."""
+    for folder in reversed(PurePosixPath(path).parent.parts):
+        if (number := season_named(title_key(folder).split(), seasons)) is not None:
+            return number
+    return None
+
+
+def files_for(
+    kind: str,
+    seasons: Sequence[Season] | None,
+    evidence: Evidence | None,
+    files: Sequence[RecognizedFile],
+) -> tuple[tuple[RecognizedFile, ...], Reason | None]:
+    """The files as they are laid out for a chosen title (its kind, seasons and the
+    evidence that chose it), and why they cannot be, if they cannot (``unplaceable``)."""
+    named = evidence.season if evidence is not None else None
+    out = placed(files, seasons, named, evidence.listed if evidence is not None else ())
+    words = evidence.season_words if evidence is not None else None
+    return out, unplaceable(kind, out, seasons, words)
+
+
+def _follow(file: RecognizedFile, moved: Mapping[str, RecognizedFile]) -> RecognizedFile:
+    if file.path in moved:
+        return moved[file.path]
+    if file.video is not None and file.video in moved:
+        video = moved[file.video]
+        return replace(file, season=video.season, episodes=video.episodes)
+    return file
+
+
+def unplaceable(
+    kind: str,
+    files: Sequence[RecognizedFile],
+    seasons: Sequence[Season] | None,
+    season_words: str | None = None,
+) -> Reason | None:
+    """Why a video of a series cannot be laid out for this title (after ``placed``):
+    its episode is unknown, or it is an episode the title's seasons do not list
+    (TMDB's counts, season 0 included), or the release's title names a part of the
+    show jellybit cannot find among its seasons (``season_words``: which season its
+    numbers count in is not known). Such a file is asked about, never placed under
+    a guessed name."""
+    if kind != "series":
+        return None
+    if season_words is not None:
+        numbered = [f for f in files if f.role == "video" and f.season in (None, 1)]
+        if numbered:
+            return reason("review.season_unknown", words=season_words, file=numbered[0].path)
+    counts = None if seasons is None else {s.number: s.episodes for s in seasons}
+    for file in files:
+        if file.role != "video":
+            continue
+        if not file.episodes and file.date is not None:
+            return reason("review.date_unlisted", file=file.path, date=file.date.isoformat())
+        if not file.episodes:
+            return reason("review.episode_unknown", file=file.path)
+        if counts is None or not file.episodes:
+            continue
+        season = 1 if file.season is None else file.season
+        if season not in counts or max(file.episodes) > counts[season]:
+            tag = f"S{season:02d}E{max(file.episodes):02d}"
+            return reason("review.episode_unlisted", file=file.path, episode=tag)
+    return None
+
+
+def absolute_to_season(
+    episode: int, seasons: Sequence[Season] | None, season: int | None = None
+) -> tuple[int, int] | None:
+    """Season and episode of an episode numbered across seasons ("Frieren - 29" is
+    S02E01 when season 1 has 28), by the candidate's episode counts. With ``season``
+    (the release says "S2 - 29") only a number within that season, counted from the
+    first, or one that is already the season's own ("S2 - 05"), is accepted. None
+    when the counts do not say."""
+    regular = sorted(s for s in seasons or () if s.number > 0)
+    if not regular:
+        return None
+    if season is not None:
+        own = next((s for s in regular if s.number == season), None)
+        if own is None:
+            return None
+        if episode <= own.episodes:
+            return season, episode
+        before = sum(s.episodes for s in regular if s.number < season)
+        inside = episode - before
+        return (season, inside) if 0 < inside <= own.episodes else None
+    remaining = episode
+    for number, count, *_ in regular:
+        if remaining <= count:
+            return number, remaining
+        remaining -= count
+    return None

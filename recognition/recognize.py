@@ -1,0 +1,462 @@
+"""Recognition of one download: what it is and what each of its files is for.
+
+``recognize`` puts the readers of ``recognition.parsing`` together with the hints and
+overrides of a download. Everything here is pure. A guessit call is CPU-bound (tens
+of milliseconds), so callers run ``recognize`` off the event loop (jellybit uses a
+worker process); most files of a season are read without guessit (``parse_file``).
+"""
+
+import datetime
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+
+from core.errors import InvalidInputError
+from recognition.folding import fold, title_key
+from recognition.overrides import Overrides, read_overrides
+from recognition.parsing.files import (
+    FileRole,
+    Role,
+    TorrentFile,
+    classify_files,
+    folders,
+    stem,
+    without_films,
+)
+from recognition.parsing.guess import MediaKind
+from recognition.parsing.hints import Hint, parse_hint
+from recognition.parsing.identifiers import find_identifiers
+from recognition.parsing.release import (
+    Kind,
+    Parsed,
+    identityless,
+    numbered_episode,
+    parse_file,
+    parse_release,
+)
+from recognition.parsing.subtitles import subtitle_language
+
+__all__ = ["FileRole", "Kind", "MediaKind", "Parsed", "Role", "TorrentFile"]
+
+_PART = re.compile(r"(?i)(?:^|[\s._\-\[(])(?:cd|dis[ck]|part|pt)[\s._\-]?(\d{1,2})(?![\d])")
+
+
+@dataclass(frozen=True)
+class RecognizedFile:
+    path: str
+    role: Role
+    season: int | None
+    episodes: tuple[int, ...]
+    language: str | None  # ISO 639-1, subtitles only
+    # subtitles: "forced", "sdh", "default"; videos: "added" — a title a box's name
+    # adds after "+" ("Firefly (2002) + Serenity (2005)"): a special of the show when
+    # TMDB lists it by that name, else a film of its own, skipped.
+    flags: tuple[str, ...]
+    video: str | None = None  # the video a subtitle belongs to
+    reason: str = ""
+    date: datetime.date | None = None
+    absolute: bool = False  # "S3 - 59": the number may count on from season 1
+
+
+@dataclass(frozen=True)
+class Recognized:
+    kind: Kind
+    title: str | None
+    year: int | None
+    season: int | None
+    files: tuple[RecognizedFile, ...]
+    alt_title: str | None = None
+    country: str | None = None  # "US" of "The.Office.US"
+    countries: tuple[str, ...] = ()  # a Russian tracker's production countries
+    language: str | None = None  # the language tag ("KOREAN": "ko")
+    service: str | None = None  # the streaming service tag ("NF": "Netflix")
+    title_with_year: str | None = None  # "Wonder Woman 1984": another reading of the title
+    identifiers: tuple[str, ...] = ()  # "imdb:tt…", "tmdb:movie/…" from the name, texts, hints
+    numbered_parts: bool = False  # "Part 1…10": a miniseries, or a movie in parts
+    # Other names of the release, weaker than the title: the torrent's own title when
+    # the person's hint replaced it, the magnet's dn when it names something else.
+    fallback_titles: tuple[tuple[str, int | None], ...] = ()
+    unread_hint: str | None = None  # a hint that describes rather than names the title
+    episode_title: str | None = None  # of a single video: the name's words after the title
+    special: bool = False  # the name says it is a special ("Christmas Special", "OVA")
+
+
+_NO_OVERRIDES: Mapping[str, str] = MappingProxyType({})
+
+
+def recognize(
+    torrent_name: str,
+    files: Sequence[TorrentFile],
+    hints: Sequence[str] = (),
+    overrides: Mapping[str, str] = _NO_OVERRIDES,
+    *,
+    texts: Sequence[str] = (),
+    kind: MediaKind | None = None,
+    dn: str | None = None,
+) -> Recognized:
+    """The torrent name is the base; each video's own path gives its season and
+    episodes (a file's numbers win over the torrent's); subtitles go with a video
+    of the same stem (or the only video, or the one with the same part or episode).
+
+    Precedence per field, weakest first: torrent name, file path, hints (in order,
+    the latest that says something about a field wins), overrides (``kind``,
+    ``title``, ``year``, ``season``, ``episode_offset``; a bad value raises
+    ``InvalidInputError``). ``episode_offset`` is added to every episode number.
+    ``texts`` are small text files of the torrent (``.nfo``) and the magnet's
+    ``dn``: only their ids are read. ``kind`` is what the metadata settled on
+    (a miniseries whose files are "Part 1…N"); a person's kind still wins. ``dn``
+    is the magnet's name: when it names the same title, it fills in what the
+    torrent's name lacks (the year, the season, a country tag).
+    """
+    fixed = read_overrides(overrides)
+    hint = _merge_hints(parse_hint(text) for text in hints)
+    roles = classify_files(files)
+    base = _with_dn(parse_release(_named(torrent_name, files, _videos(roles))), dn)
+    found_kind = _kind_of(base, roles, fixed.kind or hint.kind or kind)
+    if found_kind == "series":
+        roles = without_films(roles)
+    videos = _videos(roles)
+    as_kind = found_kind if found_kind != "unknown" else None
+    parses = {path: parse_file(path, kind=as_kind) for path in videos}
+    names = _names(base, parses[videos[0]] if videos else None, hint, fixed, found_kind)
+    read = _Read(found_kind, base, hint, fixed, parses, single=len(videos) == 1)
+    season = names.season
+    if found_kind == "series" and season is None:
+        # "Some Show/Some.Show.S01E01.mkv …": the season every file agrees on.
+        seasons = {numbers[0] for numbers in read.natural.values() if numbers is not None}
+        season = seasons.pop() if len(seasons) == 1 else None
+    return Recognized(
+        found_kind,
+        names.title,
+        names.year,
+        season,
+        _files(roles, read, torrent_name),
+        names.alt_title,
+        country=hint.country or (None if names.from_hint else base.country),
+        countries=() if names.from_hint else base.countries,
+        language=_tagged(base.language, (p.language for p in parses.values())),
+        service=_tagged(base.service, (p.service for p in parses.values())),
+        title_with_year=names.title_with_year,
+        identifiers=_identifiers(torrent_name, dn, hint, texts),
+        numbered_parts=found_kind == "movie" and _numbered_parts(videos),
+        fallback_titles=_fallback_titles(base, names, fixed, dn),
+        unread_hint=hint.unread,
+        episode_title=base.episode_title if read.single else None,
+        special=base.special,
+    )
+
+
+def _videos(roles: Iterable[FileRole]) -> list[str]:
+    return [role.path for role in roles if role.role == "video"]
+
+
+def _kind_of(base: Parsed, roles: Sequence[FileRole], given: MediaKind | None) -> Kind:
+    """What the person, a hint or the metadata said; else the name's kind, unless the
+    files know better ("Some Show/Some.Show.S01E01.mkv")."""
+    if given:
+        return given
+    if base.kind == "series":
+        return "series"
+    episodic = {r.path for r in without_films(roles) if r.role == "video"}
+    own = [parse_file(path) for path in _videos(roles) if path in episodic]
+    numbered = [p for p in own if p.kind == "series" and (p.episodes or p.date)]
+    explicit = any(p.season is not None and p.episodes for p in own)
+    if own and (len(numbered) == len(own) or (explicit and len(own) > 1)):
+        # every file an episode (films of a box aside), or a box: one "S01E01"
+        # among its specials
+        return "series"
+    if base.kind == "movie" or own:
+        return "movie"
+    return "unknown"
+
+
+@dataclass(frozen=True)
+class _Names:
+    """The release's title and year, by precedence: overrides, hints, the name, the
+    first video's own name."""
+
+    title: str | None
+    alt_title: str | None
+    year: int | None
+    season: int | None
+    title_with_year: str | None
+    from_hint: bool  # the person named the title (a hint or an override)
+
+
+def _names(base: Parsed, first: Parsed | None, hint: Hint, fixed: Overrides, kind: Kind) -> _Names:
+    from_hint = hint.title is not None or fixed.title is not None
+    if fixed.title is not None:
+        title_with_year = None
+    elif hint.title is not None:
+        title_with_year = hint.title_with_year
+    else:
+        title_with_year = base.title_with_year
+    return _Names(
+        title=fixed.title or hint.title or base.title or (first.title if first else None),
+        alt_title=None if from_hint else base.alt_title,
+        year=_first_set(fixed.year, hint.year, base.year, first.year if first else None),
+        season=_first_set(fixed.season, hint.season, base.season) if kind == "series" else None,
+        title_with_year=title_with_year,
+        from_hint=from_hint,
+    )
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What the videos of a release were read as, for numbering each file."""
+
+    kind: Kind
+    base: Parsed
+    hint: Hint
+    fixed: Overrides
+    parses: Mapping[str, Parsed]
+    single: bool
+
+    @property
+    def natural(self) -> dict[str, tuple[int | None, tuple[int, ...]] | None]:
+        """A file's own numbers, with the torrent's where the file says nothing: what
+        subtitles are matched on, before hints and overrides renumber anything."""
+        return {
+            path: _natural_numbers(parsed, self.base, single=self.single)
+            if self.kind == "series"
+            else None
+            for path, parsed in self.parses.items()
+        }
+
+
+def _files(roles: Sequence[FileRole], read: _Read, torrent_name: str) -> tuple[RecognizedFile, ...]:
+    """Each file's role and numbers: videos by their own names, subtitles with their
+    video, the rest skipped."""
+    natural = read.natural
+    added = _added_titles(torrent_name) if read.kind == "series" and not read.single else ()
+    videos = {
+        path: replace(
+            _video_file(path, natural[path], parsed.date or read.base.date, read),
+            absolute=parsed.absolute or (not parsed.episodes and read.base.absolute),
+            flags=("added",) if _names_added(path, parsed, added) else (),
+        )
+        for path, parsed in read.parses.items()
+    }
+    result = []
+    for role in roles:
+        if role.role == "video":
+            result.append(videos[role.path])
+        elif role.role == "subtitle":
+            result.append(_subtitle_file(role.path, natural, videos))
+        else:
+            result.append(RecognizedFile(role.path, "skip", None, (), None, (), reason=role.reason))
+    return tuple(result)
+
+
+def _subtitle_file(
+    path: str,
+    natural: Mapping[str, tuple[int | None, tuple[int, ...]] | None],
+    videos: Mapping[str, RecognizedFile],
+) -> RecognizedFile:
+    language, flags = subtitle_language(path)
+    video = _video_of_subtitle(path, natural)
+    if video is None:
+        return RecognizedFile(
+            path, "skip", None, (), language, flags, None, "subtitle matches no video"
+        )
+    owner = videos[video]
+    return RecognizedFile(
+        path,
+        "subtitle",
+        owner.season,
+        owner.episodes,
+        language,
+        flags,
+        video=video,
+        reason="subtitle",
+        date=owner.date,
+    )
+
+
+def _identifiers(
+    torrent_name: str, dn: str | None, hint: Hint, texts: Sequence[str]
+) -> tuple[str, ...]:
+    found = [*find_identifiers(torrent_name), *find_identifiers(dn or ""), *hint.identifiers]
+    for text in texts:
+        found.extend(find_identifiers(text))
+    return tuple(dict.fromkeys(found))
+
+
+def _fallback_titles(
+    base: Parsed, names: _Names, fixed: Overrides, dn: str | None
+) -> tuple[tuple[str, int | None], ...]:
+    fallback = []
+    if names.from_hint and fixed.title is None and base.title is not None:
+        fallback.append((base.title, names.year))  # a hint may describe rather than name it
+    if dn and (named := parse_release(dn)).title is not None and named.title != base.title:
+        fallback.append((named.title, named.year))  # "sparks-hohw-1080p" and its dn
+    return tuple(fallback)
+
+
+def _tagged(own: str | None, files: Iterable[str | None]) -> str | None:
+    """The torrent's tag, or the one its files agree on."""
+    if own is not None:
+        return own
+    found = set(files)
+    return found.pop() if len(found) == 1 else None
+
+
+def _named(torrent_name: str, files: Sequence[TorrentFile], videos: Sequence[str]) -> str:
+    """The name the release is read from: the torrent's, unless it names nothing (a
+    tracker's topic id, a hash, a site); then the largest video's first folder that
+    names something ("5493016/Dark.S01E01…": the file itself)."""
+    if not identityless(torrent_name) or not videos:
+        return torrent_name
+    sizes = {f.path: f.size for f in files}
+    largest = max(videos, key=lambda path: sizes.get(path, 0))
+    *parents, own = largest.split("/")
+    for part in parents:
+        if not identityless(part) and parse_release(part).title is not None:
+            return part
+    if len({fold(parse_file(v).title or "") for v in videos[:50]}) > 1:
+        return torrent_name  # "Фильмы/Dune…, Фильмы/Arrival…": no one title
+    return stem(own)
+
+
+def _with_dn(base: Parsed, dn: str | None) -> Parsed:
+    if not dn or base.title is None:
+        return base
+    other = parse_release(dn)
+    if other.title is None or fold(other.title) != fold(base.title):
+        return base
+    return replace(
+        base,
+        year=_first_set(base.year, other.year),
+        season=_first_set(base.season, other.season) if base.kind == "series" else None,
+        country=base.country or other.country,
+    )
+
+
+def _natural_numbers(
+    parsed: Parsed, base: Parsed, *, single: bool
+) -> tuple[int | None, tuple[int, ...]]:
+    season = _first_set(parsed.season, base.season)
+    # A dated file is numbered by its date, never by numbers of the torrent's name.
+    episodes = parsed.episodes or (base.episodes if single and parsed.date is None else ())
+    return season, episodes
+
+
+_PLUS = re.compile(r"\s\+\s|\.\+\.|\s\+(?=\S)|(?<=\S)\+\s")
+
+
+def _added_titles(torrent_name: str) -> tuple[str, ...]:
+    """The title keys a box's name adds after "+": "Breaking Bad S01-S05 + El Camino
+    (1080p …)" adds "el camino"."""
+    added = []
+    for part in _PLUS.split(torrent_name)[1:]:
+        title = parse_release(part).title
+        if title and (key := title_key(title)):
+            added.append(key)
+    return tuple(added)
+
+
+def _names_added(path: str, parsed: Parsed, added: Sequence[str]) -> bool:
+    """An unnumbered video whose file name holds a title the box's name adds."""
+    if not added or parsed.episodes or parsed.date is not None:
+        return False
+    words = f" {title_key(stem(path))} "
+    return any(f" {key} " in words for key in added)
+
+
+def _video_file(
+    path: str,
+    numbers: tuple[int | None, tuple[int, ...]] | None,
+    aired: datetime.date | None,
+    read: "_Read",
+) -> RecognizedFile:
+    if numbers is None:  # not a series
+        return RecognizedFile(path, "video", None, (), None, (), reason="video")
+    season, episodes = numbers
+    season = _first_set(read.fixed.season, read.hint.season, season)
+    if read.hint.episode is not None and read.single:
+        episodes = (read.hint.episode,)
+    if offset := read.fixed.episode_offset:
+        episodes = tuple(episode + offset for episode in episodes)
+        if any(episode < 0 for episode in episodes):
+            raise InvalidInputError(f"episode_offset {offset} makes an episode of {path} negative")
+    return RecognizedFile(path, "video", season, episodes, None, (), reason="video", date=aired)
+
+
+def _video_of_subtitle(
+    path: str, videos: Mapping[str, tuple[int | None, tuple[int, ...]] | None]
+) -> str | None:
+    """Same stem ("Movie.en.srt" beside "Movie.mkv", "Subs/Movie/2_English.srt"),
+    else the only video, else the one video with the subtitle's part ("CD2") or
+    episode numbers."""
+    if not videos:
+        return None
+    own = fold(stem(path))
+    around = {fold(folder) for folder in folders(path)}
+    best: tuple[int, str] | None = None
+    for video in videos:
+        video_stem = fold(stem(video))
+        same_stem = own == video_stem or own.startswith(video_stem + " ")
+        if (same_stem or video_stem in around) and (best is None or len(video_stem) > best[0]):
+            best = (len(video_stem), video)
+    if best is not None:
+        return best[1]
+    if len(videos) == 1:
+        return next(iter(videos))
+    if all(numbers is None for numbers in videos.values()):
+        return _same_part(path, list(videos))
+    parsed = parse_file(path, kind="series")
+    if not parsed.episodes:
+        return None
+    same = [
+        video
+        for video, numbers in videos.items()
+        if numbers is not None
+        and numbers[1] == parsed.episodes
+        and parsed.season in (None, numbers[0])
+    ]
+    return same[0] if len(same) == 1 else None
+
+
+def _merge_hints(hints: Iterable[Hint]) -> Hint:
+    merged = Hint(None, None, None)
+    for hint in hints:
+        merged = Hint(
+            kind=hint.kind or merged.kind,
+            title=hint.title or merged.title,
+            year=_first_set(hint.year, merged.year),
+            season=_first_set(hint.season, merged.season),
+            episode=_first_set(hint.episode, merged.episode),
+            title_with_year=hint.title_with_year if hint.title else merged.title_with_year,
+            identifiers=merged.identifiers + hint.identifiers,
+            unread=hint.unread or merged.unread,
+            country=hint.country or merged.country,
+        )
+    return merged
+
+
+def _same_part(path: str, videos: Sequence[str]) -> str | None:
+    """The one video whose part number ("CD2", "Part 2", "Disc 2") the subtitle shares."""
+    number = part_number(path)
+    if number is None:
+        return None
+    same = [video for video in videos if part_number(video) == number]
+    return same[0] if len(same) == 1 else None
+
+
+def part_number(path: str) -> int | None:
+    found = _PART.search(stem(path))
+    return int(found.group(1)) if found else None
+
+
+def _numbered_parts(videos: Sequence[str]) -> bool:
+    """Three or more videos numbered 1, 2, 3…: "Part 1.mkv" … "Part 10.mkv" may be
+    the episodes of a miniseries (or a movie in parts: the metadata tells)."""
+    numbers = [numbered_episode(video.rsplit("/", 1)[-1]) for video in videos]
+    if len(numbers) < 3 or any(n is None for n in numbers):
+        return False
+    return sorted(n for n in numbers if n is not None) == list(range(1, len(numbers) + 1))
+
+
+def _first_set(*values: int | None) -> int | None:
+    return next((value for value in values if value is not None), None)

@@ -1,0 +1,440 @@
+"""The evidence for one candidate: how each word and tag of the release fits it.
+
+:func:`weigh` compares what the release says (a :class:`Query`) with a candidate:
+how its names match the release's title (the words past them must be explained:
+``recognition.explain``), whether the years agree, the country and language tags,
+the streaming service, whether its seasons and episodes hold the files, an episode
+title or an air date TMDB lists, an id that names it. :func:`confidence` is how
+strong that evidence is; ``recognition.decide`` chooses by it.
+"""
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import PurePosixPath
+
+from recognition.candidates import (
+    AiredMatch,
+    Candidate,
+    CountryMatch,
+    Evidence,
+    LanguageMatch,
+    Query,
+    Reading,
+    SeasonsMatch,
+    TitleMatch,
+    YearMatch,
+)
+from recognition.explain import explain
+from recognition.folding import ARTICLES, compact, fold, title_key
+from recognition.placement import absolute_to_season
+
+TITLE_RANK: dict[TitleMatch, int] = {"exact": 3, "close": 2, "partial": 1, "weak": 0}
+YEAR_RANK: dict[YearMatch, int] = {
+    "exact": 3,
+    "near": 2,
+    "season": 2,
+    "unknown": 1,
+    "none": 1,
+    "far": 0,
+}
+_TITLE_CONFIDENCE: dict[TitleMatch, float] = {
+    "exact": 0.90,
+    "close": 0.80,
+    "partial": 0.60,
+    "weak": 0.30,
+}
+_YEAR_CONFIDENCE: dict[YearMatch, float] = {
+    "exact": 0.08,
+    "near": 0.05,
+    "season": 0.05,
+    "unknown": -0.05,
+    "none": 0.0,
+    "far": -0.5,
+}
+_COUNTRIES = {"UK": "GB"}
+
+
+def title_match(query: str, name: str) -> TitleMatch:
+    """How a candidate's name matches the release's title."""
+    a, b = title_key(query), title_key(name)
+    if not a or not b:
+        return "weak"
+    if a == b or compact(a) == compact(b):
+        return "exact"
+    words_a, words_b = a.split(), b.split()
+    if _without_articles(words_a) == _without_articles(words_b):
+        return "close"
+    if sorted(words_a) == sorted(words_b):
+        return "close"
+    if len(a) >= 8 and _one_edit(compact(a), compact(b)):
+        return "close"  # a typo, a letter more or less
+    if words_b[: len(words_a)] == words_a or words_a[: len(words_b)] == words_b:
+        return "partial"
+    if set(words_a) <= set(words_b):
+        return "partial"
+    return "weak"
+
+
+def _without_articles(words: list[str]) -> list[str]:
+    return [w for w in words if w not in ARTICLES and w not in ("and", "of")]
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """One letter more, less or other: a typo. A digit is never a typo ("Toy Story 3"
+    is not "Toy Story")."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        changed = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+        return len(changed) == 1 and not any(ch.isdigit() for ch in changed[0])
+    short, long = sorted((a, b), key=len)
+    return any(
+        long[:i] + long[i + 1 :] == short and not long[i].isdigit() for i in range(len(long))
+    )
+
+
+# --- evidence -------------------------------------------------------------------------
+
+
+def weigh(query: Query, candidate: Candidate) -> Evidence:
+    """The evidence for ``candidate`` under the query's reading that suits it best (one
+    the release does not contradict, then the best title, then the best year). The
+    words of a reading past the candidate's name must be explained by it (a season's
+    name or number: ``recognition.explain``); a season they name is where the files go."""
+    country = _country(query, candidate)
+    language = _language(query.language, candidate)
+    service = _service(query.service, candidate)
+    aired, dated = _aired(query.dates, candidate)
+    episode_named = _episode_named(query, candidate)
+    identifier = _identified(query.identifiers, candidate)
+    best: Evidence | None = None
+    for reading in query.readings or (Reading("", None),):
+        matched, title = _best_name(reading.title, candidate)
+        why = explain(
+            reading.title,
+            [n for n in (candidate.title, candidate.original_title) if n],
+            candidate.names,
+            candidate.seasons if candidate.kind == "series" else None,
+        )
+        special = _special(query, candidate, why.unexplained, reading.year)
+        if why.season is not None or special is not None:
+            title = "exact"  # every word explained: the show's name and a season's
+        elif why.unexplained and title in ("exact", "close"):
+            title = "partial"
+        year = _year(reading.year, candidate, query.seasons, query.special)
+        named = next(
+            (
+                n
+                for n in (
+                    why.season,
+                    _season_by_reading(query, candidate),
+                    _season_of_year(year, reading, query, candidate),
+                )
+                if n is not None
+            ),
+            None,
+        )
+        seasons, misfit = _seasons(query, candidate, named)
+        evidence = Evidence(
+            title=title,
+            matched=matched,
+            year=year,
+            country=country,
+            seasons=seasons,
+            misfit=misfit,
+            identifier=identifier,
+            season=named,
+            unexplained=None if special is not None else why.unexplained,
+            season_words=why.season_words,
+            language=language,
+            service=service,
+            aired=aired,
+            episode_named=episode_named,
+            other_article=_other_article(reading.title, candidate.original_title),
+            listed=dated + ((special,) if special is not None else _in_box(query, candidate)),
+        )
+        if best is None or _strength(evidence) > _strength(best):
+            best = evidence
+    assert best is not None
+    return best
+
+
+def _episode_named(query: Query, candidate: Candidate) -> bool:
+    """ "Doctor.Who.S13E01.Chapter.One.The.Halloween.Apocalypse": the one video's
+    episode as TMDB lists it for this show has the name the release gives it."""
+    if not query.episode_title or len(query.episodes) != 1 or query.episodes[0][0] is None:
+        return False
+    season, episode, _ = query.episodes[0]
+    given = _episode_key(query.episode_title)
+    for listed in candidate.aired:
+        if (listed.season, listed.number) == (season, episode) and listed.name:
+            own = _episode_key(listed.name)
+            if own and not re.fullmatch(r"episode \d+", own) and (own in given or given in own):
+                return True
+    return False
+
+
+def _special(
+    query: Query, candidate: Candidate, words: str | None, year: int | None
+) -> tuple[str, int, int] | None:
+    """(path, 0, episode) when the one unnumbered video is a special TMDB lists by
+    name: the title's words past the show's name ("Extras Christmas Special") or the
+    name's words after the title ("Doctor.Who.2005.The.Christmas.Invasion")."""
+    if candidate.kind != "series" or len(query.unnumbered) != 1 or query.episodes:
+        return None
+    specials = [e for e in candidate.aired if e.season == 0 and e.name]
+    for name in (words, query.episode_title):
+        if not name:
+            continue
+        hits = [e for e in specials if _episode_key(e.name or "") == _episode_key(name)]
+        if len(hits) > 1 and year is not None:  # two "Christmas Special"s: the year's
+            hits = [e for e in hits if (e.air_date or "")[:4] == str(year)]
+        if len(hits) == 1:
+            return query.unnumbered[0], 0, hits[0].number
+    if query.special and len(specials) == 1:
+        return query.unnumbered[0], 0, specials[0].number  # "a special" of a show with one
+    return None
+
+
+def _in_box(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], ...]:
+    """Unnumbered videos of a box whose file name holds the name of one of the show's
+    specials ("Specials/Doctor.Who.2005.Time.Crash.720p.mkv"): that special. Names of
+    one word, or ones the show's own title holds, name nothing."""
+    if candidate.kind != "series" or len(query.unnumbered) + len(query.episodes) < 2:
+        return ()
+    own = f" {title_key(candidate.title)} {title_key(candidate.original_title or '')} "
+    specials = [
+        (f" {key} ", e.number)
+        for e in candidate.aired
+        if e.season == 0
+        and len((key := _episode_key(e.name or "")).split()) >= 2
+        and f" {key} " not in own
+    ]
+    found = []
+    for path in query.unnumbered:
+        words = f" {_episode_key(PurePosixPath(path).stem)} "
+        hits = {number for key, number in specials if key in words}
+        if len(hits) == 1:
+            found.append((path, 0, hits.pop()))
+    left = [p for p in query.unnumbered if p not in {f[0] for f in found}]
+    only = [s for s in candidate.seasons or () if s.number == 0 and s.episodes == 1]
+    if len(left) == 1 and only and not found and _in_specials_folder(left[0]):
+        # "Complete Series + Special/Special/The Internet Is Coming.avi" of a show
+        # with one special: that one.
+        number = next((e.number for e in candidate.aired if e.season == 0), 1)
+        found.append((left[0], 0, number))
+    return tuple(found)
+
+
+# Folders that hold a box's specials.
+_SPECIALS_FOLDERS = frozenset({"special", "specials", "спецвыпуск", "спецвыпуски"})
+
+
+def _in_specials_folder(path: str) -> bool:
+    return any(title_key(part) in _SPECIALS_FOLDERS for part in PurePosixPath(path).parts[:-1])
+
+
+def _episode_key(name: str) -> str:
+    """An episode's name to compare: "Christmas Special (1)" = "Christmas Special Part 1"."""
+    return " ".join(w for w in title_key(name).split() if w not in ("part", "pt"))
+
+
+def _season_by_reading(query: Query, candidate: Candidate) -> int | None:
+    """ "Demon Slayer (Entertainment District Arc) - 05": another reading of the
+    release is the name TMDB gives one of the show's seasons."""
+    if candidate.kind != "series":
+        return None
+    names = {title_key(s.name): s.number for s in candidate.seasons or () if s.name and s.number}
+    return next((names[k] for r in query.readings if (k := title_key(r.title)) in names), None)
+
+
+def _season_of_year(
+    year: YearMatch, reading: Reading, query: Query, candidate: Candidate
+) -> int | None:
+    """ "Hanzawa.Naoki.2020.EP01": a release that names no season but the year of a
+    later one is in that season (when only one began that year)."""
+    if year != "season" or query.seasons or any(s is not None for s, _, _ in query.episodes):
+        return None
+    began = [s.number for s in candidate.seasons or () if s.number > 0 and s.year == reading.year]
+    return began[0] if len(began) == 1 else None
+
+
+def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
+    best: tuple[str, TitleMatch] = ("", "weak")
+    for name in candidate.all_names():
+        match = title_match(title, name)
+        if TITLE_RANK[match] > TITLE_RANK[best[1]]:
+            best = (name, match)
+    return best
+
+
+def _other_article(title: str, original: str | None) -> bool:
+    a, b = fold(title).split(), fold(original or "").split()
+    short, long = sorted((a, b), key=len)
+    return len(long) == len(short) + 1 and long[0] in ARTICLES and long[1:] == short
+
+
+def _strength(evidence: Evidence) -> tuple[bool, int, int]:
+    return (not contradicted(evidence), TITLE_RANK[evidence.title], YEAR_RANK[evidence.year])
+
+
+def _year(
+    year: int | None, candidate: Candidate, held: Sequence[int], special: bool = False
+) -> YearMatch:
+    """The release's year against the candidate's; for a show also against the years
+    of the seasons the release holds (of any season when it does not say). A special
+    may air years after the show's last season: for one, a show with specials that
+    began before that year is not ruled out by it."""
+    if year is None:
+        return "none"
+    if candidate.year is None:
+        return "unknown"
+    distance = abs(year - candidate.year)
+    if distance <= 1:
+        return "exact" if distance == 0 else "near"
+    seasons = [s for s in candidate.seasons or () if s.number > 0]
+    if any(s.year and abs(s.year - year) <= 1 for s in seasons if not held or s.number in held):
+        return "season"
+    if special and year > candidate.year and any(s.number == 0 for s in candidate.seasons or ()):
+        return "season"
+    return "far"
+
+
+def _country(query: Query, candidate: Candidate) -> CountryMatch:
+    """A scene's country tag against the candidate's countries (another one rules it
+    out); else a tracker's list of production countries (another one only ranks it
+    lower: co-productions list countries TMDB may not)."""
+    if not candidate.countries:
+        return "none"
+    own = {_COUNTRIES.get(c, c) for c in candidate.countries}
+    if query.country is not None:
+        return "match" if _COUNTRIES.get(query.country, query.country) in own else "mismatch"
+    if query.countries:
+        return "match" if own & set(query.countries) else "other"
+    return "none"
+
+
+def _language(language: str | None, candidate: Candidate) -> LanguageMatch:
+    if language is None or candidate.language is None:
+        return "none"
+    return "match" if language == candidate.language else "other"
+
+
+# Words of a service's name that say nothing of which one it is.
+_SERVICE_NOISE = frozenset({"tv", "video", "plus", "network", "channel", "the", "now", "go"})
+
+
+def _service(service: str | None, candidate: Candidate) -> bool:
+    """The streaming service tag ("Amazon Prime") names one of the candidate's
+    networks ("Prime Video")."""
+    if service is None:
+        return False
+    wanted = set(title_key(service).split()) - _SERVICE_NOISE
+    return any(wanted & (set(title_key(n).split()) - _SERVICE_NOISE) for n in candidate.networks)
+
+
+def _aired(
+    dates: Sequence[tuple[str, str]], candidate: Candidate
+) -> tuple[AiredMatch, tuple[tuple[str, int, int], ...]]:
+    """The episode aired on each file's date: "match" when TMDB lists one for every
+    date (the listed seasons fetched), "mismatch" when a date is before the show's
+    first episode or after the last one of a show that ended."""
+    if not dates or candidate.kind != "series":
+        return "none", ()
+    days = {e.air_date: e for e in candidate.aired if e.air_date and e.number > 0}
+    first = min(
+        (s.air_date for s in candidate.seasons or () if s.number > 0 and s.air_date),
+        default=None,
+    )
+    dated = []
+    for path, day in dates:
+        if (first is not None and day < first) or (candidate.ended and day > candidate.ended):
+            return "mismatch", ()
+        if day in days:
+            dated.append((path, days[day].season, days[day].number))
+    return ("match" if len(dated) == len(dates) else "none"), tuple(dated)
+
+
+def _identified(identifiers: Sequence[str], candidate: Candidate) -> bool:
+    if candidate.provider != "tmdb":
+        return False
+    own = {f"tmdb:{candidate.ref}"} | (
+        {f"imdb:{candidate.imdb_id}"} if candidate.imdb_id else set()
+    )
+    return any(identifier in own for identifier in identifiers)
+
+
+def _seasons(
+    query: Query, candidate: Candidate, named: int | None = None
+) -> tuple[SeasonsMatch, str | None]:
+    """Whether every season and episode the release holds exists in the candidate;
+    ``named``: the season its title names, where what it numbers as season 1 (or not
+    at all) is."""
+    if not query.episodes and not query.seasons:
+        return "none", None
+    if named is not None:
+        query = replace(
+            query,
+            seasons=tuple(named if s == 1 else s for s in query.seasons) or (named,),
+            episodes=tuple((named if s in (None, 1) else s, e, a) for s, e, a in query.episodes),
+        )
+    if candidate.kind == "movie":
+        # A season is what a movie cannot have; numbered files ("1 серия", "Part 2")
+        # may be the parts of one.
+        return ("misfit", "movie") if query.kind == "series" and query.seasons else ("none", None)
+    if candidate.seasons is None:
+        return "none", None
+    counts = {season.number: season.episodes for season in candidate.seasons}
+    regular = {number: count for number, count in counts.items() if number > 0}
+    for pack in query.seasons:
+        if pack > 0 and pack not in regular:
+            return "misfit", f"S{pack:02d}"
+    for season, episode, absolute in query.episodes:
+        if season is None:
+            if episode > sum(regular.values()):
+                return "misfit", f"E{episode:02d}"
+        elif season == 0:
+            if 0 in counts and episode > counts[0]:
+                return "misfit", f"S00E{episode:02d}"
+        elif season not in regular:
+            return "misfit", f"S{season:02d}"
+        elif episode > regular[season] and not (
+            absolute and absolute_to_season(episode, candidate.seasons, season)
+        ):
+            return "misfit", f"S{season:02d}E{episode:02d}"
+    return "fit", None
+
+
+def strong(evidence: Evidence) -> bool:
+    """Not contradicted, an exact or close title, and a year that agrees (or none to
+    compare): no other search would find a better one."""
+    return (
+        not contradicted(evidence)
+        and evidence.title in ("exact", "close")
+        and (evidence.year in ("exact", "near", "none") or evidence.aired == "match")
+    )
+
+
+def contradicted(evidence: Evidence) -> bool:
+    """The release says something this candidate cannot be."""
+    return (
+        evidence.year == "far"
+        or evidence.country == "mismatch"
+        or evidence.seasons == "misfit"
+        or evidence.aired == "mismatch"
+    )
+
+
+def confidence(evidence: Evidence, rule: str) -> float:
+    """How sure an accepted candidate is, in [0, 1] (``auto_accept`` is its threshold)."""
+    if rule == "identifier":
+        return 1.0
+    value = _TITLE_CONFIDENCE[evidence.title] + _YEAR_CONFIDENCE[evidence.year]
+    value += 0.04 if evidence.country == "match" else 0.0
+    value += 0.04 if evidence.seasons == "fit" else 0.0
+    # A show that aired an episode on the file's date, where others of the name did
+    # not: as sure as a full title ("Late Show" for "Late Show with David Letterman").
+    value += 0.3 if evidence.aired == "match" else 0.0
+    value -= 0.02 if rule == "popularity" else 0.0
+    return round(min(1.0, max(0.0, value)), 4)
