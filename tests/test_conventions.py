@@ -128,8 +128,9 @@ def test_the_pure_layers_import_no_framework(package: str) -> None:
 
 
 # Each package and the packages it may import: the layers point inwards
-# (docs/architecture.md). ``jellybit`` and ``sandbox`` are composition roots:
-# nothing imports them, they may import everything.
+# (docs/architecture.md). ``jellybit`` and ``sandbox`` are the roots: they may import
+# everything, and only they, the tests and the benches import them
+# (test_only_the_roots_import_the_roots).
 LAYERS = {
     "core": {"core"},
     "recognition": {"core", "recognition"},
@@ -156,6 +157,133 @@ def test_dependencies_point_inwards() -> None:
 
 def test_every_package_has_its_layer() -> None:
     assert set(PACKAGES) - {"jellybit", "sandbox"} == set(LAYERS)
+
+
+ROOTS = {"jellybit", "sandbox"}
+# Where the roots import each other: the sandbox runs the product's own
+# ``run_application``; ``jellybit run`` with no config starts the sandbox (lazily).
+ROOTS_IMPORT_EACH_OTHER = {
+    "sandbox/run.py imports jellybit.app",
+    "jellybit/cli.py imports sandbox.run",
+}
+
+
+def test_only_the_roots_import_the_roots() -> None:
+    """Nothing but jellybit/, sandbox/, the tests and the benches imports ``jellybit``
+    or ``sandbox`` (imports inside functions included); the two import each other
+    only in ``ROOTS_IMPORT_EACH_OTHER``."""
+    outside = {"tests", "bench", *ROOTS}
+    others = [
+        path
+        for top in sorted(ROOT.iterdir())
+        if top.is_dir() and not top.name.startswith(".") and top.name not in outside
+        for path in sorted(top.rglob("*.py"))
+    ]
+    roots = [path for package in sorted(ROOTS) for path in sorted((ROOT / package).rglob("*.py"))]
+    found = {
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in [*others, *roots]
+        for module in imported_modules(path)
+        if module.split(".")[0] in ROOTS - {path.relative_to(ROOT).parts[0]}
+    }
+    assert found == ROOTS_IMPORT_EACH_OTHER
+
+
+_TYPE_CHECKING = {"TYPE_CHECKING", "typing.TYPE_CHECKING"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _executed_imports(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The imports that run when a module is imported: not those in a function's
+    body, nor those under ``if TYPE_CHECKING:``."""
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        yield node
+        return
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        return
+    children: list[ast.AST] = list(ast.iter_child_nodes(node))
+    if isinstance(node, ast.If) and ast.unparse(node.test) in _TYPE_CHECKING:
+        children = list(node.orelse)
+    for child in children:
+        yield from _executed_imports(child)
+
+
+def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
+    """Module -> the modules of ``sources`` it imports at module level. A package's
+    own name is imported from the package (which must have run to define it), a
+    submodule from the submodule: ``from store import transitions`` needs
+    ``store.transitions``, not the rest of ``store/__init__.py``."""
+    graph: dict[str, set[str]] = {}
+    for module, source in sources.items():
+        named: set[str] = set()
+        for node in _executed_imports(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                named |= {alias.name for alias in node.names}
+            elif node.module and node.level == 0:
+                for alias in node.names:
+                    submodule = f"{node.module}.{alias.name}"
+                    named.add(submodule if submodule in sources else node.module)
+        graph[module] = {name for name in named if name in sources and name != module}
+    return graph
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of ``graph`` (``[a, b, a]``), or ``[]``: a depth-first search."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> list[str]:
+        if module in path:
+            return [*path[path.index(module) :], module]
+        if module in done:
+            return []
+        path.append(module)
+        for imported in sorted(graph.get(module, ())):
+            if cycle := visit(imported):
+                return cycle
+        path.pop()
+        done.add(module)
+        return []
+
+    for module in sorted(graph):
+        if cycle := visit(module):
+            return cycle
+    return []
+
+
+def test_the_product_has_no_import_cycle() -> None:
+    """A cycle works or fails by the order of imports; none at module level."""
+    sources = {module_name(path): path.read_text() for path in project_files()}
+    assert import_cycle(import_graph(sources)) == []
+
+
+@pytest.mark.parametrize(
+    "sources",
+    [
+        {"a": "import b", "b": "from a import x"},
+        {"a": "from b import c", "b": "", "b.c": "import d", "d": "import a"},
+        {"a": "try:\n    import b\nexcept ImportError:\n    pass", "b": "import a"},
+        {"a": "class A:\n    import b", "b": "if TYPE_CHECKING:\n    pass\nelse:\n    import a"},
+    ],
+)
+def test_the_cycle_rule_catches_cycles(sources: dict[str, str]) -> None:
+    assert import_cycle(import_graph(sources))
+
+
+@pytest.mark.parametrize(
+    "sources",
+    [
+        {"a": "import b", "b": "def f():\n    import a"},
+        {"a": "import b", "b": "if TYPE_CHECKING:\n    import a"},
+        {"p": "from p.m import x", "p.m": "from p import n", "p.n": ""},
+    ],
+)
+def test_the_cycle_rule_passes_imports_that_run_later(sources: dict[str, str]) -> None:
+    assert import_cycle(import_graph(sources)) == []
 
 
 def test_one_path_changes_a_download_state() -> None:
