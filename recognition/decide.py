@@ -83,7 +83,30 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
     if best_title == TITLE_RANK["weak"]:
         return _review(weighed, "weak")
     group = [c for c in alive if TITLE_RANK[_ev(c).title] == best_title]
-    rule = _ruled_out_by([c for c in weighed if c not in alive], best_title)
+    ruled_out = _ruled_out_by([c for c in weighed if c not in alive], best_title)
+    group, rule = _tie_broken(query, group, ruled_out)
+    if rule is None:
+        return _review(weighed, "ambiguous", group)
+    if len(group) > 1:
+        by_popularity = sorted(group, key=lambda c: -c.popularity)
+        if _popular(by_popularity[:1]) < WIDE * _popular(by_popularity[1:2]):
+            return _review(weighed, "ambiguous", by_popularity)
+        group, rule = by_popularity[:1], "popularity"
+    chosen = group[0]
+    doubts = _doubts(chosen, alive, best_title)
+    if doubts:
+        return _review(weighed, "ambiguous", [chosen, *doubts])
+    return _accept(chosen, weighed, rule, auto_accept)
+
+
+def _tie_broken(
+    query: Query, group: list[Candidate], rule: str
+) -> tuple[list[Candidate], str | None]:
+    """The candidates of the best title that the tie-breakers leave, and the rule
+    that chose them: the last tie-breaker that told them apart, else ``rule``. None
+    for the rule when a far more watched title stands against one that only the year
+    or a tag fits (a year off by one is normal, a dub is tagged with its language):
+    ask."""
     for name, rank in _TIE_BREAKERS:
         top = max(rank(c) for c in group)
         leaders = [c for c in group if rank(c) == top]
@@ -95,34 +118,31 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
             and not (name == "language" and query.language not in DUBBED_INTO)
             and _popular(trailing) >= WIDE * _popular(leaders)
         ):
-            # A year off by one is normal (a premiere and a release), a dub is tagged
-            # with its language: one far more watched title against an obscure one
-            # that only the tag fits: ask.
-            return _review(weighed, "ambiguous", group)
+            return group, None
         group, rule = leaders, name
-    if len(group) > 1:
-        by_popularity = sorted(group, key=lambda c: -c.popularity)
-        if _popular(by_popularity[:1]) < WIDE * _popular(by_popularity[1:2]):
-            return _review(weighed, "ambiguous", by_popularity)
-        group, rule = by_popularity[:1], "popularity"
-    chosen = group[0]
+    return group, rule
+
+
+def _doubts(chosen: Candidate, alive: Sequence[Candidate], best_title: int) -> list[Candidate]:
+    """Candidates that put the chosen one in doubt, to ask about beside it: ones a tag
+    fits where it does not fit the chosen one, or, for an exact title without a year,
+    a far more watched longer title that starts with it."""
     fitting = _fits_tags_better(chosen, alive)
     if fitting:
         # "Money.Heist.KOREAN": the Spanish show by its exact title, the Korean remake
         # by the tag; a title's words and the tags must agree on one.
-        return _review(weighed, "ambiguous", [chosen, *fitting])
-    if best_title == TITLE_RANK["exact"] and _ev(chosen).year == "none":
-        start = title_key(_ev(chosen).matched) + " "
-        longer = [
-            c
-            for c in alive
-            if _ev(c).title == "partial" and title_key(_ev(c).matched).startswith(start)
-        ]
-        if longer and _popular(longer) >= WIDE * _popular([chosen]):
-            # "Frieren" exact for an obscure title while "Frieren: Beyond Journey's
-            # End" is what everybody watches: a release may shorten a long title.
-            return _review(weighed, "ambiguous", [chosen, *longer])
-    return _accept(chosen, weighed, rule, auto_accept)
+        return fitting
+    if best_title != TITLE_RANK["exact"] or _ev(chosen).year != "none":
+        return []
+    start = title_key(_ev(chosen).matched) + " "
+    longer = [
+        c
+        for c in alive
+        if _ev(c).title == "partial" and title_key(_ev(c).matched).startswith(start)
+    ]
+    # "Frieren" exact for an obscure title while "Frieren: Beyond Journey's End" is
+    # what everybody watches: a release may shorten a long title.
+    return longer if longer and _popular(longer) >= WIDE * _popular([chosen]) else []
 
 
 def _fits_tags_better(chosen: Candidate, alive: Sequence[Candidate]) -> list[Candidate]:

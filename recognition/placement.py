@@ -28,28 +28,9 @@ def placed(
     of another season never moves. ``listed``: (path, season, episode) of files
     TMDB lists: a daily show's by its date, a special by its name. A title the box's
     name adds that is none of them is skipped (flag "added")."""
-    aired = {path: (season, episode) for path, season, episode in listed}
-    files = [
-        replace(f, season=own)
-        if f.role == "video" and f.season is None and (own := _folder_names(f.path, seasons))
-        else f
-        for f in files
-    ]
-    files = [
-        replace(f, season=aired[key][0], episodes=(aired[key][1],))
-        if not f.episodes and (key := f.path if f.role == "video" else f.video) in aired
-        else f
-        for f in files
-    ]
-    films = {
-        f.path for f in files if f.role == "video" and "added" in f.flags and not f.episodes
-    }  # not a special TMDB lists by its name: a film of its own, with its subtitles
-    files = [
-        replace(f, role="skip", reason="a film the box's name adds")
-        if f.path in films or (f.role == "subtitle" and f.video in films)
-        else f
-        for f in files
-    ]
+    files = _in_named_folders(files, seasons)
+    files = _as_listed(files, listed)
+    files = _without_added_films(files)
     if named is not None:
         files = [
             replace(f, season=named, absolute=f.season is None)
@@ -57,6 +38,54 @@ def placed(
             else f
             for f in files
         ]
+    moved = _moved_by_counts(files, seasons)
+    return tuple(_follow(file, moved) for file in files)
+
+
+def _in_named_folders(
+    files: Sequence[RecognizedFile], seasons: Sequence[Season] | None
+) -> list[RecognizedFile]:
+    """A video with no season in its name is in the season its folder is named after."""
+    return [
+        replace(f, season=own)
+        if f.role == "video" and f.season is None and (own := _folder_names(f.path, seasons))
+        else f
+        for f in files
+    ]
+
+
+def _as_listed(
+    files: Sequence[RecognizedFile], listed: Sequence[tuple[str, int, int]]
+) -> list[RecognizedFile]:
+    """A file with no episode that TMDB lists (by its date or its name) is that
+    episode; its subtitles follow it."""
+    aired = {path: (season, episode) for path, season, episode in listed}
+    return [
+        replace(f, season=aired[key][0], episodes=(aired[key][1],))
+        if not f.episodes and (key := f.path if f.role == "video" else f.video) in aired
+        else f
+        for f in files
+    ]
+
+
+def _without_added_films(files: Sequence[RecognizedFile]) -> list[RecognizedFile]:
+    """A title the box's name adds ("added") with no episode is not a special TMDB
+    lists by its name: a film of its own, skipped with its subtitles."""
+    films = {f.path for f in files if f.role == "video" and "added" in f.flags and not f.episodes}
+    return [
+        replace(f, role="skip", reason="a film the box's name adds")
+        if f.path in films or (f.role == "subtitle" and f.video in films)
+        else f
+        for f in files
+    ]
+
+
+def _moved_by_counts(
+    files: Sequence[RecognizedFile], seasons: Sequence[Season] | None
+) -> dict[str, RecognizedFile]:
+    """Videos numbered across seasons (or counting on within one), by path, moved to
+    the season and episodes the title's episode counts put them in: all of a file's
+    episodes in one season, or it does not move."""
     moved: dict[str, RecognizedFile] = {}
     for file in files:
         if file.role != "video" or not file.episodes:
@@ -68,7 +97,7 @@ def placed(
         if None not in where and len(targets) == 1:
             episodes = tuple(w[1] for w in where if w is not None)
             moved[file.path] = replace(file, season=targets.pop(), episodes=episodes)
-    return tuple(_follow(file, moved) for file in files)
+    return moved
 
 
 def _folder_names(path: str, seasons: Sequence[Season] | None) -> int | None:

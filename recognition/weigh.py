@@ -102,62 +102,67 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
     the release does not contradict, then the best title, then the best year). The
     words of a reading past the candidate's name must be explained by it (a season's
     name or number: ``recognition.explain``); a season they name is where the files go."""
-    country = _country(query, candidate)
-    language = _language(query.language, candidate)
-    service = _service(query.service, candidate)
     aired, dated = _aired(query.dates, candidate)
-    episode_named = _episode_named(query, candidate)
-    identifier = _identified(query.identifiers, candidate)
-    best: Evidence | None = None
-    for reading in query.readings or (Reading("", None),):
-        matched, title = _best_name(reading.title, candidate)
-        why = explain(
-            reading.title,
-            [n for n in (candidate.title, candidate.original_title) if n],
-            candidate.names,
-            candidate.seasons if candidate.kind == "series" else None,
-        )
-        special = _special(query, candidate, why.unexplained, reading.year)
-        if why.season is not None or special is not None:
-            title = "exact"  # every word explained: the show's name and a season's
-        elif why.unexplained and title in ("exact", "close"):
-            title = "partial"
-        year = _year(reading.year, candidate, query.seasons, query.special)
-        named = next(
-            (
-                n
-                for n in (
-                    why.season,
-                    _season_by_reading(query, candidate),
-                    _season_of_year(year, reading, query, candidate),
-                )
-                if n is not None
-            ),
-            None,
-        )
-        seasons, misfit = _seasons(query, candidate, named)
-        evidence = Evidence(
-            title=title,
-            matched=matched,
-            year=year,
-            country=country,
-            seasons=seasons,
-            misfit=misfit,
-            identifier=identifier,
-            season=named,
-            unexplained=None if special is not None else why.unexplained,
-            season_words=why.season_words,
-            language=language,
-            service=service,
-            aired=aired,
-            episode_named=episode_named,
-            other_article=_other_article(reading.title, candidate.original_title),
-            listed=dated + ((special,) if special is not None else _in_box(query, candidate)),
-        )
-        if best is None or _strength(evidence) > _strength(best):
-            best = evidence
-    assert best is not None
-    return best
+    # What the reading does not change: the tags, the air dates, an episode's name, an id.
+    known = Evidence(
+        title="weak",
+        matched="",
+        year="none",
+        country=_country(query, candidate),
+        language=_language(query.language, candidate),
+        service=_service(query.service, candidate),
+        aired=aired,
+        episode_named=_episode_named(query, candidate),
+        identifier=_identified(query.identifiers, candidate),
+        listed=dated,
+    )
+    readings = query.readings or (Reading("", None),)
+    # The first of the strongest: max keeps the first of equals.
+    return max(
+        (_under_reading(reading, query, candidate, known) for reading in readings), key=_strength
+    )
+
+
+def _under_reading(
+    reading: Reading, query: Query, candidate: Candidate, known: Evidence
+) -> Evidence:
+    """The evidence for ``candidate`` when the release's title and year are ``reading``'s:
+    how its names match the title, what the words past them explain (a season, a
+    special), the year, the season that is named and whether the files fit."""
+    matched, title = _best_name(reading.title, candidate)
+    why = explain(
+        reading.title,
+        [n for n in (candidate.title, candidate.original_title) if n],
+        candidate.names,
+        candidate.seasons if candidate.kind == "series" else None,
+    )
+    special = _special(query, candidate, why.unexplained, reading.year)
+    if why.season is not None or special is not None:
+        title = "exact"  # every word explained: the show's name and a season's
+    elif why.unexplained and title in ("exact", "close"):
+        title = "partial"
+    year = _year(reading.year, candidate, query.seasons, query.special)
+    # The season the release names: by the title's words past the show's name, by
+    # another reading that is a season's name, by the year a later season began.
+    named = why.season
+    if named is None:
+        named = _season_by_reading(query, candidate)
+    if named is None:
+        named = _season_of_year(year, reading, query, candidate)
+    seasons, misfit = _seasons(query, candidate, named)
+    return replace(
+        known,
+        title=title,
+        matched=matched,
+        year=year,
+        seasons=seasons,
+        misfit=misfit,
+        season=named,
+        unexplained=None if special is not None else why.unexplained,
+        season_words=why.season_words,
+        other_article=_other_article(reading.title, candidate.original_title),
+        listed=known.listed + ((special,) if special is not None else _in_box(query, candidate)),
+    )
 
 
 def _episode_named(query: Query, candidate: Candidate) -> bool:

@@ -68,11 +68,51 @@ def parse_anime(name: str) -> AnimeName | None:
         found: dict[str, Any] = anitopy.parse(name) or {}
     except Exception:  # anitopy has no error type of its own; any failure is "no title"
         return None
-    title = _text(found.get("anime_title"))
-    episodes = _episodes(found.get("episode_number"))
-    season = _number(found.get("anime_season"))
-    episode_title = _text(found.get("episode_title"))
     fraction = any(_FRACTION.match(n) for n in _values(found.get("episode_number")))
+    title, season, episodes, episode_title = _numbers_in_title(
+        _text(found.get("anime_title")),
+        _number(found.get("anime_season")),
+        _episodes(found.get("episode_number")),
+        _text(found.get("episode_title")),
+    )
+    title, episodes = _title_in_brackets(name, title, episodes, _text(found.get("release_group")))
+    if title is None:
+        return None
+    numbered = (title, episodes)
+    anime_type = _text(found.get("anime_type"))
+    title, episodes, episode_title = _number_of_the_title(
+        name, title, episodes, episode_title, anime_type
+    )
+    if episodes == (0,) and _ZERO_AFTER_TITLE.match(name.replace("_", " ").partition(title)[2]):
+        # "Jujutsu Kaisen 0 (2021)": a 0 right after the title (no " - ") is its own
+        title, episodes = f"{title} 0", ()
+    fraction = fraction and (title, episodes) == numbered  # "Memories Off 3.5 - 04"
+    if (end := _FRACTION_AT_END.search(title)) is not None:
+        title, fraction = title[: end.start()], True
+    episodes, episode_title = _more_ranges(episodes, episode_title)
+    if (nth := _NTH_SEASON.search(title)) is not None:
+        season, title = int(nth.group(1)), title[: nth.start()]
+    movie = _MOVIE.search(title) is not None or anime_type == "Movie"
+    if episode_title and _MOVIE_WORD.fullmatch(episode_title) and len(episodes) == 1:
+        # "Jujutsu Kaisen 0 - The Movie": the number is the film's, not an episode.
+        title, episodes, episode_title, movie = f"{title} {episodes[0]}", (), None, True
+    special = _SPECIAL.search(title) is not None or fraction
+    return _named(
+        title,
+        year=_number(found.get("anime_year")),
+        season=season,
+        episodes=() if fraction else episodes,
+        special=special,
+        movie=movie,
+        episode_title=episode_title,
+    )
+
+
+def _numbers_in_title(
+    title: str | None, season: int | None, episodes: tuple[int, ...], episode_title: str | None
+) -> tuple[str | None, int | None, tuple[int, ...], str | None]:
+    """(title, season, episodes, episode_title) with the numbers anitopy left in the
+    title taken out: "Title - S01E01", "01 - Title", "Title-ep1"."""
     if title is not None and (inside := _EPISODE_IN_TITLE.search(title)) is not None:
         # "[0x539] Somali and the Forest Spirit - S01E01": an SxxEyy anitopy missed
         season, episodes = int(inside.group(1)), (int(inside.group(2)),)
@@ -82,31 +122,36 @@ def parse_anime(name: str) -> AnimeName | None:
         episodes, title = (int(first.group(1)),), first.group("title")  # "01 - Tari Tari"
     if title is not None and (tail := _EPISODE_AT_END.search(title)) is not None and not episodes:
         episodes, title = (int(tail.group(1)),), title[: tail.start()]  # "Gunbuster-ep1"
-    title, episodes = _title_in_brackets(name, title, episodes, _text(found.get("release_group")))
-    if title is None:
-        return None
-    numbered = (title, episodes)
-    title, episodes, episode_title = _number_of_the_title(
-        name, title, episodes, episode_title, _text(found.get("anime_type"))
-    )
-    if episodes == (0,) and _ZERO_AFTER_TITLE.match(name.replace("_", " ").partition(title)[2]):
-        # "Jujutsu Kaisen 0 (2021)": a 0 right after the title (no " - ") is its own
-        title, episodes = f"{title} 0", ()
-    fraction = fraction and (title, episodes) == numbered  # "Memories Off 3.5 - 04"
-    if (end := _FRACTION_AT_END.search(title)) is not None:
-        title, fraction = title[: end.start()], True
-    if episode_title and (more := _MORE_RANGES.match(episode_title)) is not None and episodes:
-        first_more, last_more = int(more.group(1)), int(more.group(2) or more.group(1))
-        if episodes[-1] < first_more <= last_more <= first_more + 2000:
-            episodes = (*episodes, *range(first_more, last_more + 1))
-            episode_title = episode_title[more.end() :].strip(" .&+,") or None
-    if (nth := _NTH_SEASON.search(title)) is not None:
-        season, title = int(nth.group(1)), title[: nth.start()]
-    movie = _MOVIE.search(title) is not None or _text(found.get("anime_type")) == "Movie"
-    if episode_title and _MOVIE_WORD.fullmatch(episode_title) and len(episodes) == 1:
-        # "Jujutsu Kaisen 0 - The Movie": the number is the film's, not an episode.
-        title, episodes, episode_title, movie = f"{title} {episodes[0]}", (), None, True
-    special = _SPECIAL.search(title) is not None or fraction
+    return title, season, episodes, episode_title
+
+
+def _more_ranges(
+    episodes: tuple[int, ...], episode_title: str | None
+) -> tuple[tuple[int, ...], str | None]:
+    """A batch's further ranges that anitopy read as the episode title ("493-498 &
+    500-507"): more episodes, and the episode title without them."""
+    if not episode_title or (more := _MORE_RANGES.match(episode_title)) is None or not episodes:
+        return episodes, episode_title
+    first_more, last_more = int(more.group(1)), int(more.group(2) or more.group(1))
+    if episodes[-1] < first_more <= last_more <= first_more + 2000:
+        episodes = (*episodes, *range(first_more, last_more + 1))
+        episode_title = episode_title[more.end() :].strip(" .&+,") or None
+    return episodes, episode_title
+
+
+def _named(
+    title: str,
+    *,
+    year: int | None,
+    season: int | None,
+    episodes: tuple[int, ...],
+    special: bool,
+    movie: bool,
+    episode_title: str | None,
+) -> AnimeName:
+    """The name, its title without what ends a title without being part of it (a
+    cour, a special's or a movie's words), an English title in brackets and the words
+    after a dash kept apart."""
     title = _MOVIE.sub("", _SPECIAL.sub("", _COUR.sub("", title)))
     alt_title = None
     if (bracketed := _ENGLISH_IN_BRACKETS.match(title)) is not None:
@@ -118,9 +163,9 @@ def parse_anime(name: str) -> AnimeName | None:
     return AnimeName(
         title=title.strip(" -"),
         alt_title=alt_title,
-        year=_number(found.get("anime_year")),
+        year=year,
         season=season,
-        episodes=() if fraction else episodes,
+        episodes=episodes,
         special=special,
         movie=movie,
         subtitle=subtitle or None,

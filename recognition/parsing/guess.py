@@ -101,58 +101,74 @@ _COUNTRY_AFTER_TITLE = re.compile(r"[\s.]*\((US|UK|GB|AU|CA|NZ|IE)\)")
 
 @lru_cache(maxsize=CACHE_SIZE)
 def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
+    """What guessit reads in ``text`` (as ``kind`` when it is known; ``keep_parts``: a
+    movie's "Part Two" stays in its title)."""
     try:
         result = _run_guessit(text, _options(kind, keep_parts))
     except GuessitException:
         return Guess(None, None, None, (), (), (), (), None, False, False, None)
     matches: Mapping[str, Sequence[Any]] = getattr(result, "matches", None) or {}
-
-    def spans(name: str) -> tuple[_Span, ...]:
-        found = []
-        for match in matches.get(name) or ():
-            start, end = int(match.start), int(match.end)
-            found.append(_Span(start, end, text[start:end]))
-        return tuple(found)
-
-    title = result.get("title")
-    if isinstance(title, list):
-        title = title[0] if title else None
-    title_spans = spans("title")
-    # "Shameless.UK.S04E07": guessit reads "UK" as Ukrainian; in capitals after the
-    # title it is the country tag.
-    country_tag = next(
-        (
-            s.raw
-            for s in spans("language")
-            if s.raw in _COUNTRY_CODES and title_spans and s.start >= title_spans[0].end
-        ),
-        None,
-    )
+    title_spans = _spans(text, matches, "title")
+    alternatives = _spans(text, matches, "alternative_title")
+    country_tag = _country_tag(_spans(text, matches, "language"), title_spans)
     return Guess(
         type=_str_or_none(result.get("type")),
-        title=title if isinstance(title, str) and title.strip() else None,
+        title=_title(result.get("title")),
         title_span=title_spans[0] if title_spans else None,
         years=_ints(result.get("year")),
-        year_spans=spans("year"),
+        year_spans=_spans(text, matches, "year"),
         seasons=() if _season_is_year(text, matches) else _ints(result.get("season")),
         episodes=_ints(result.get("episode")),
         date=result.get("date") if isinstance(result.get("date"), datetime.date) else None,
         year_read_as_episode=_year_read_as_episode(text, matches),
         split_part=bool(matches.get("part") or matches.get("volume")),
-        country_after_title=country_tag
-        or next(
-            (
-                found.group(1)
-                for span in title_spans
-                if (found := _COUNTRY_AFTER_TITLE.match(text, span.end)) is not None
-            ),
-            None,
-        ),
+        country_after_title=country_tag or _country_in_brackets(text, title_spans),
         language=None if country_tag else _language(result.get("language")),
         service=_str_or_none(result.get("streaming_service")),
         episode_title=_str_or_none(result.get("episode_title")),
-        subtitle=_after_dash(text, title_spans, spans("alternative_title")),
-        alternative=next((s.raw.strip(" ._-") for s in spans("alternative_title")), None),
+        subtitle=_after_dash(text, title_spans, alternatives),
+        alternative=next((s.raw.strip(" ._-") for s in alternatives), None),
+    )
+
+
+def _spans(text: str, matches: Mapping[str, Sequence[Any]], name: str) -> tuple[_Span, ...]:
+    """Where guessit found each ``name`` (a property: "title", "year"), as written."""
+    found = []
+    for match in matches.get(name) or ():
+        start, end = int(match.start), int(match.end)
+        found.append(_Span(start, end, text[start:end]))
+    return tuple(found)
+
+
+def _title(value: object) -> str | None:
+    """The title guessit read (the first of several), if it has any letters."""
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _country_tag(languages: Sequence[_Span], titles: Sequence[_Span]) -> str | None:
+    """ "Shameless.UK.S04E07": guessit reads "UK" as Ukrainian; in capitals after the
+    title it is the country tag."""
+    return next(
+        (
+            s.raw
+            for s in languages
+            if s.raw in _COUNTRY_CODES and titles and s.start >= titles[0].end
+        ),
+        None,
+    )
+
+
+def _country_in_brackets(text: str, titles: Sequence[_Span]) -> str | None:
+    """ "The Office (US)": the country tag in brackets right after the title."""
+    return next(
+        (
+            found.group(1)
+            for span in titles
+            if (found := _COUNTRY_AFTER_TITLE.match(text, span.end)) is not None
+        ),
+        None,
     )
 
 

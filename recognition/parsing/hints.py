@@ -121,61 +121,17 @@ def parse_hint(text: str) -> Hint:
     """
     text = unicodedata.normalize("NFC", text)
     identifiers = find_identifiers(text)
-    rest = without_identifiers(text)
-    season: int | None = None
-    episode: int | None = None
-    both = _HINT_SEASON_EPISODE.search(rest)
-    if both is not None:
-        season, episode = int(both.group(1)), int(both.group(2))
-        rest = _HINT_SEASON_EPISODE.sub(" ", rest, count=1)
-    if season is None and (found := _number_of(_HINT_SEASON, rest)) is not None:
-        season = found
-        rest = _HINT_SEASON.sub(" ", rest, count=1)
-    if episode is None and (found := _number_of(_HINT_EPISODE, rest)) is not None:
-        episode = found
-        rest = _HINT_EPISODE.sub(" ", rest, count=1)
-
-    words = rest.split()
-    kind, words = _strip_leading(words)
+    season, episode, rest = _season_and_episode(without_identifiers(text))
+    kind, words = _strip_leading(rest.split())
     trailing_kind, words = _strip_trailing(words)
-    year = None
-    title_with_year = None
-    if (
-        len(words) > 1
-        and _word(words[-1]) in _YEAR_WORDS
-        and _HINT_YEAR.fullmatch(_word(words[-2]))
-    ):
-        words = words[:-1]  # "2021 года"
-    if words and _HINT_YEAR.fullmatch(_word(words[-1])):
-        bare = words[-1].isdigit()
-        year = int(_word(words[-1]))
-        words = words[:-1]
-        more_kind, before = _strip_trailing(words)
-        if bare and before == words and words:
-            title_with_year = f"{_title(' '.join(words))} {year}"  # "Wonder Woman 1984"
-        words = before
-        trailing_kind = trailing_kind or more_kind
-    if year is None and (inside := _YEAR_INSIDE.search(" ".join(words))) is not None:
-        year = int(inside.group(1))  # "сериал Моффата 2020 года, BBC"
-        words = _YEAR_INSIDE.sub(" ", " ".join(words), count=1).split()
-    kind = trailing_kind or kind
+    year, title_with_year, more_kind, words = _trailing_year(words)
+    if year is None:
+        year, words = _year_inside(words)
+    kind = trailing_kind or more_kind or kind
     if kind is None and (season is not None or episode is not None):
         kind = "series"
-    # "the British one", "американский ремейк": a country said only as an adjective
-    # among describing words ("American Psycho" keeps its "American").
-    country = next((c for w in words if (c := _country_of(_word(w))) is not None), None)
-    others = [w for w in words if _country_of(_word(w)) is None]
-    if country is not None and all(_word(w) in _DESCRIBING for w in others):
-        words = others
-    else:
-        country = None
-    years = [int(_word(w)) for w in words if _HINT_YEAR.fullmatch(_word(w))]
-    describing = all(_word(w) in _DESCRIBING or _HINT_YEAR.fullmatch(_word(w)) for w in words)
-    says = country is not None or len(years) == 1 or any(_word(w) in _SAYING for w in words)
-    if words and describing and says:
-        # "the 2024 one", "the new version": the year or the country is all it says
-        year = year if year is not None else (years[0] if len(years) == 1 else None)
-        words = []
+    country, words = _country_said(words)
+    year, words = _only_describing(words, year, country)
     unread = text.strip() if any(_word(w) in _NEGATIONS for w in words) else None
     return Hint(
         kind=kind,
@@ -188,6 +144,79 @@ def parse_hint(text: str) -> Hint:
         title_with_year=title_with_year,
         identifiers=identifiers,
     )
+
+
+def _season_and_episode(text: str) -> tuple[int | None, int | None, str]:
+    """(season, episode, the text without them): "S02E05", "2 сезон", "серия 5"."""
+    season: int | None = None
+    episode: int | None = None
+    both = _HINT_SEASON_EPISODE.search(text)
+    if both is not None:
+        season, episode = int(both.group(1)), int(both.group(2))
+        text = _HINT_SEASON_EPISODE.sub(" ", text, count=1)
+    if season is None and (found := _number_of(_HINT_SEASON, text)) is not None:
+        season = found
+        text = _HINT_SEASON.sub(" ", text, count=1)
+    if episode is None and (found := _number_of(_HINT_EPISODE, text)) is not None:
+        episode = found
+        text = _HINT_EPISODE.sub(" ", text, count=1)
+    return season, episode, text
+
+
+def _trailing_year(
+    words: list[str],
+) -> tuple[int | None, str | None, MediaKind | None, list[str]]:
+    """(year, title_with_year, kind, the words before them) of a hint that ends in a
+    year: "Дюна 2021", "Дюна 2021 года", "фильм Дюна 2021". A bare number may be the
+    title's own ("Wonder Woman 1984"); a kind word before the year is stripped."""
+    if (
+        len(words) > 1
+        and _word(words[-1]) in _YEAR_WORDS
+        and _HINT_YEAR.fullmatch(_word(words[-2]))
+    ):
+        words = words[:-1]  # "2021 года"
+    if not words or not _HINT_YEAR.fullmatch(_word(words[-1])):
+        return None, None, None, words
+    bare = words[-1].isdigit()
+    year = int(_word(words[-1]))
+    words = words[:-1]
+    kind, before = _strip_trailing(words)
+    title_with_year = None
+    if bare and before == words and words:
+        title_with_year = f"{_title(' '.join(words))} {year}"  # "Wonder Woman 1984"
+    return year, title_with_year, kind, before
+
+
+def _year_inside(words: list[str]) -> tuple[int | None, list[str]]:
+    """A year said with "года" inside the hint: "сериал Моффата 2020 года, BBC"."""
+    inside = _YEAR_INSIDE.search(" ".join(words))
+    if inside is None:
+        return None, words
+    return int(inside.group(1)), _YEAR_INSIDE.sub(" ", " ".join(words), count=1).split()
+
+
+def _country_said(words: list[str]) -> tuple[str | None, list[str]]:
+    """ "the British one", "американский ремейк": a country said only as an adjective
+    among describing words ("American Psycho" keeps its "American"), and the words
+    without it."""
+    country = next((c for w in words if (c := _country_of(_word(w))) is not None), None)
+    others = [w for w in words if _country_of(_word(w)) is None]
+    if country is not None and all(_word(w) in _DESCRIBING for w in others):
+        return country, others
+    return None, words
+
+
+def _only_describing(
+    words: list[str], year: int | None, country: str | None
+) -> tuple[int | None, list[str]]:
+    """ "the 2024 one", "the new version": words that describe a version and name no
+    title; the year (or the country) is all they say, and no title is left."""
+    years = [int(_word(w)) for w in words if _HINT_YEAR.fullmatch(_word(w))]
+    describing = all(_word(w) in _DESCRIBING or _HINT_YEAR.fullmatch(_word(w)) for w in words)
+    says = country is not None or len(years) == 1 or any(_word(w) in _SAYING for w in words)
+    if not (words and describing and says):
+        return year, words
+    return (year if year is not None else (years[0] if len(years) == 1 else None)), []
 
 
 def _country_of(word: str) -> str | None:

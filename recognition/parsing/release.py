@@ -174,13 +174,8 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     text = _BRITISH_SERIES.sub(_as_season, text)
     if not text:
         return Parsed("unknown", None, None, None, ())
-    marker = _TV_SEASON.search(text)
-    if marker is not None and kind != "movie":
-        # "Title [TV-2]", "Title_TV-2_[01]": Russian trackers' and fansubs' season mark.
-        number = int(marker.group(1))
-        found = parse_release(text[: marker.start()] + " " + text[marker.end() :], kind=kind)
-        if found.kind != "movie" and found.season in (None, number) and not found.seasons[1:]:
-            return replace(found, kind="series", season=number, seasons=(number,))
+    if (marked := _tv_season_marked(text, kind)) is not None:
+        return marked
     if " / " in text and _OTHER_SCRIPT.search(text):
         return _parse_titled(text, kind)
     folder, _, basename = text.replace("\\", "/").rpartition("/")
@@ -195,13 +190,29 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     if rest != basename or folder:  # the tags say nothing of the title
         bare = "/".join(strip_tags(part) for part in folder.split("/")) if folder else ""
         text = f"{bare}/{rest}" if folder else rest
-    guessed_as = kind
-    guess = guess_name(text, kind)
-    if guess.year_read_as_episode and kind != "series":
-        guessed_as = "movie"
-        guess = guess_name(text, guessed_as)
-    if guess.split_part and guess.type == "movie":
-        guess = guess_name(text, guessed_as, keep_parts=True)
+    return _in_folder(_parse_scene(text, kind, ru), folder)
+
+
+def _tv_season_marked(text: str, kind: MediaKind | None) -> Parsed | None:
+    """ "Title [TV-2]", "Title_TV-2_[01]": Russian trackers' and fansubs' season mark,
+    read as that season of the name without it (unless the rest says otherwise)."""
+    marker = _TV_SEASON.search(text)
+    if marker is None or kind == "movie":
+        return None
+    number = int(marker.group(1))
+    found = parse_release(text[: marker.start()] + " " + text[marker.end() :], kind=kind)
+    if found.kind != "movie" and found.season in (None, number) and not found.seasons[1:]:
+        return replace(found, kind="series", season=number, seasons=(number,))
+    return None
+
+
+def _parse_scene(
+    text: str, kind: MediaKind | None, ru: tuple[tuple[int, ...], tuple[int, ...]] | None
+) -> Parsed:
+    """A scene name (its tags taken off), read by guessit with jellybit's fixes: the
+    title and year, a named special ("Extras.Christmas.Special.2007"), a country tag,
+    a subtitle after the title's dash; ``ru``: the Russian words' season and episodes."""
+    guess = _guessed(text, kind)
     title, year, title_with_year = _fix_title_and_year(text, guess)
     if title is not None and (complete := _COMPLETE_AT_END.search(title)) is not None:
         title = title[: complete.start()]  # "Show Complete + Film": guessit's tag, kept
@@ -225,7 +236,20 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
             episodes=(),
             episode_title=named_special.group(1),
         )
-    return _in_folder(replace(parsed, country=country, title_with_year=title_with_year), folder)
+    return replace(parsed, country=country, title_with_year=title_with_year)
+
+
+def _guessed(text: str, kind: MediaKind | None) -> Guess:
+    """guessit's reading, read again as a movie when it took a year for an episode
+    ("Blade Runner 2049"), and with a movie's "Part Two" kept in its title."""
+    guessed_as = kind
+    guess = guess_name(text, kind)
+    if guess.year_read_as_episode and kind != "series":
+        guessed_as = "movie"
+        guess = guess_name(text, guessed_as)
+    if guess.split_part and guess.type == "movie":
+        guess = guess_name(text, guessed_as, keep_parts=True)
+    return guess
 
 
 def _as_season(found: re.Match[str]) -> str:
@@ -426,20 +450,11 @@ def _assemble(
     alt_title: str | None,
     ru: tuple[tuple[int, ...], tuple[int, ...]] | None,
 ) -> Parsed:
-    seasons, episodes = guess.seasons, guess.episodes
-    if ru is not None:
-        ru_seasons, ru_episodes = ru
-        seasons = ru_seasons or seasons
-        episodes = ru_episodes or episodes
-    found_kind: Kind
-    if kind is not None:
-        found_kind = kind
-    elif guess.type == "episode" or seasons or episodes or guess.date:
-        found_kind = "series"
-    elif guess.type == "movie":
-        found_kind = "movie"
-    else:
-        found_kind = "unknown"
+    """What guessit read, with the title and year found and the seasons and episodes
+    the Russian words name (``ru``: they win over guessit's)."""
+    ru_seasons, ru_episodes = ru or ((), ())
+    seasons, episodes = ru_seasons or guess.seasons, ru_episodes or guess.episodes
+    found_kind = _kind_found(guess, kind, seasons, episodes)
     if title is None and year is None and found_kind == "movie":
         found_kind = "unknown"
     language, service = guess.language, guess.service
@@ -456,34 +471,33 @@ def _assemble(
             episode_title=guess.episode_title or (None if guess.subtitle else guess.alternative),
         )
     named = _unique_sorted(seasons)
-    if len(named) > 1:
-        # A multi-season pack: the numbers belong to each file, not to the torrent.
-        return Parsed(
-            found_kind,
-            title,
-            year,
-            None,
-            (),
-            alt_title,
-            guess.date,
-            seasons=named,
-            language=language,
-            service=service,
-        )
-    season = seasons[0] if seasons else None
+    # A multi-season pack: the numbers belong to each file, not to the torrent.
+    pack = len(named) > 1
     return Parsed(
         found_kind,
         title,
         year,
-        season,
-        _unique_sorted(episodes),
+        None if pack or not seasons else seasons[0],
+        () if pack else _unique_sorted(episodes),
         alt_title,
         guess.date,
         seasons=named,
-        episode_title=guess.episode_title,
+        episode_title=None if pack else guess.episode_title,
         language=language,
         service=service,
     )
+
+
+def _kind_found(
+    guess: Guess, kind: MediaKind | None, seasons: tuple[int, ...], episodes: tuple[int, ...]
+) -> Kind:
+    """The kind already known, else a series when anything numbers episodes, else
+    what guessit says."""
+    if kind is not None:
+        return kind
+    if guess.type == "episode" or seasons or episodes or guess.date:
+        return "series"
+    return "movie" if guess.type == "movie" else "unknown"
 
 
 def _russian_numbers(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
