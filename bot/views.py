@@ -10,6 +10,7 @@ done, a failure) the notifier sends it anew and the older one is deleted
 """
 
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import NamedTuple
@@ -102,21 +103,29 @@ class Views:
         return self._i18n.texts(await self._store.telegram.chat_language(chat_id))
 
     async def view_of(self, tx: Texts, user_id: int, download: Download) -> View:
-        """The download's message as it stands now, for ``user_id``'s chat."""
-        if download.state == State.REVIEW:
-            return await self._review(tx, user_id, download)
-        if download.state == State.DONE:
-            return await self._done(tx, user_id, download)
+        """The download's message as it stands now, for ``user_id``'s chat (``VIEWS``)."""
+        return await VIEWS[download.state](self, tx, user_id, download)
+
+    async def _status(self, tx: Texts, user_id: int, download: Download) -> View:
+        """The status message: the progress while it downloads, what happens next."""
         markup = download_keyboard(tx, self._links, download, user_id)
-        if download.state == State.IMPORTING:
-            recognition = await self._store.recognitions.current(download.id)
-            chosen = recognition.chosen() if recognition else None
-            if chosen is not None:
-                text = picked_caption(tx, download, chosen.title, chosen.year)
-                return View(text, markup, self._poster(chosen.poster_path))
-        if download.state in (State.FAILED, State.REMOVED):  # what happened, and why
-            return View(outcome_text(tx, download, download.error), markup)
         return View(status_text(tx, download), markup)
+
+    async def _importing(self, tx: Texts, user_id: int, download: Download) -> View:
+        """The title it goes into, with its poster, once one is picked."""
+        recognition = await self._store.recognitions.current(download.id)
+        stored = recognition.chosen() if recognition else None
+        if stored is None:
+            return await self._status(tx, user_id, download)
+        chosen = stored.candidate
+        text = picked_caption(tx, download, chosen.title, chosen.year)
+        markup = download_keyboard(tx, self._links, download, user_id)
+        return View(text, markup, self._poster(chosen.poster_path))
+
+    async def _outcome(self, tx: Texts, user_id: int, download: Download) -> View:
+        """What happened to it, and why."""
+        markup = download_keyboard(tx, self._links, download, user_id)
+        return View(outcome_text(tx, download, download.error), markup)
 
     async def _review(self, tx: Texts, user_id: int, download: Download) -> View:
         """Which title it is: the best candidate's poster, a button per candidate,
@@ -129,9 +138,9 @@ class Views:
         if not offered or not picking:
             text = outcome_text(tx, download, why)
             return View(text, download_keyboard(tx, self._links, download, user_id))
-        best = offered[0]
+        best = offered[0].candidate
         text = review_caption(tx, download, best.title, best.year, best.kind, reason_text(tx, why))
-        labels = [(c.id, title_label(c.title, c.year)) for c in offered]
+        labels = [(c.id, title_label(c.candidate.title, c.candidate.year)) for c in offered]
         markup = review_keyboard(tx, self._links, download, labels, user_id)
         return View(text, markup, self._poster(best.poster_path))
 
@@ -157,7 +166,7 @@ class Views:
             seasons_added(tx, added) if added else "",
             reason_text(tx, why),
         )
-        return View(text, markup, self._poster(title.poster_path))
+        return View(text, markup, self._poster(title.candidate.poster_path))
 
     def _poster(self, path: str | None) -> str | None:
         return poster_url(self._posters, POSTER_SIZE, path)
@@ -380,6 +389,19 @@ class Views:
             await self._edit(old.chat_id, old.message_id, text, None, is_photo=bool(old.photo))
         except TelegramAPIError as error:  # it stays as it was; nothing else to try
             for_download(download.id).info("telegram.retire_failed", reason=str(error)[:200])
+
+
+# How the download's message is made in each state.
+VIEWS: dict[State, Callable[[Views, Texts, int, Download], Awaitable[View]]] = {
+    State.ACCEPTED: Views._status,
+    State.DOWNLOADING: Views._status,
+    State.STUCK: Views._status,
+    State.REVIEW: Views._review,
+    State.IMPORTING: Views._importing,
+    State.DONE: Views._done,
+    State.FAILED: Views._outcome,
+    State.REMOVED: Views._outcome,
+}
 
 
 def _answering(reply_to: int | None) -> ReplyParameters | None:

@@ -140,3 +140,25 @@ class Candidate:
 
     def all_names(self) -> list[str]:
         return [n for n in (self.title, self.original_title, *self.names) if n]
+
+    def as_json(self) -> dict[str, Any]:
+        """The whole record, as the store keeps it (``json.dumps`` makes the tuples lists)."""
+        data = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        data["evidence"] = None if self.evidence is None else self.evidence.as_json()
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Candidate":
+        """A stored record; fields it does not know are left out (a newer jellybit's),
+        fields it lacks take their defaults (an older one's)."""
+        known: dict[str, Any] = {
+            name: tuple(value) if isinstance(value, list) else value
+            for name, value in data.items()
+            if name in cls.__dataclass_fields__
+        }
+        if known.get("seasons") is not None:
+            known["seasons"] = tuple(Season(*row) for row in known["seasons"])
+        known["aired"] = tuple(AiredEpisode(*row) for row in known.get("aired", ()))
+        if known.get("evidence") is not None:
+            known["evidence"] = Evidence.from_json(known["evidence"])
+        return cls(**known)

@@ -3,14 +3,14 @@
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Self
 
 from core import clock
 from core.errors import NotFoundError
 from core.ids import Id, new_id
 from core.reasons import Reason
-from recognition.candidates import Candidate, Evidence, Season
+from recognition.candidates import Candidate
 from store.db import Database
 from store.rows import fetch_one
 
@@ -30,40 +30,18 @@ class StoredFile:
 
 @dataclass(frozen=True)
 class StoredCandidate:
+    """A candidate of a recognition, as stored: the record and whether it is the one
+    chosen (by the decision or the person)."""
+
     id: Id
-    provider: str
-    provider_id: str | None
-    kind: str
-    title: str
-    original_title: str | None
-    year: int | None
-    overview: str | None
-    poster_path: str | None
-    popularity: float
-    score: float
+    candidate: Candidate  # with its evidence and score
     selected: bool
-    evidence: Evidence | None = None
-    seasons: tuple[Season, ...] | None = None
 
     @classmethod
     def of(cls, candidate: Candidate, *, selected: bool, score: float | None = None) -> Self:
         """A candidate as a new row (``score``: instead of the candidate's own)."""
-        return cls(
-            id=new_id(),
-            provider=candidate.provider,
-            provider_id=candidate.provider_id,
-            kind=candidate.kind,
-            title=candidate.title,
-            original_title=candidate.original_title,
-            year=candidate.year,
-            overview=candidate.overview,
-            poster_path=candidate.poster_path,
-            popularity=candidate.popularity,
-            score=candidate.score if score is None else score,
-            selected=selected,
-            evidence=candidate.evidence,
-            seasons=candidate.seasons,
-        )
+        scored = candidate if score is None else replace(candidate, score=score)
+        return cls(new_id(), scored, selected)
 
 
 @dataclass(frozen=True)
@@ -143,7 +121,7 @@ class Recognitions:
                     "title": title,
                     "year": year,
                     "season": season,
-                    "confidence": max((c.score for c in candidates), default=0.0),
+                    "confidence": max((c.candidate.score for c in candidates), default=0.0),
                     "status": status,
                     "reason": None if reason is None else reason.dumps(),
                     "now": now,
@@ -173,31 +151,11 @@ class Recognitions:
             await conn.executemany(
                 """INSERT INTO metadata_candidate (id, recognition_id, provider, provider_id, kind,
                     title, original_title, year, score, selected, overview, poster_path,
-                    popularity, evidence, seasons, created_at)
+                    popularity, evidence, seasons, record, created_at)
                 VALUES (:id, :rid, :provider, :provider_id, :kind, :title, :original_title, :year,
                     :score, :selected, :overview, :poster_path, :popularity, :evidence, :seasons,
-                    :now)""",
-                [
-                    {
-                        "id": c.id,
-                        "rid": recognition_id,
-                        "provider": c.provider,
-                        "provider_id": c.provider_id,
-                        "kind": c.kind,
-                        "title": c.title,
-                        "original_title": c.original_title,
-                        "year": c.year,
-                        "score": c.score,
-                        "selected": int(c.selected),
-                        "overview": c.overview,
-                        "poster_path": c.poster_path,
-                        "popularity": c.popularity,
-                        "evidence": json.dumps(c.evidence.as_json()) if c.evidence else None,
-                        "seasons": json.dumps(c.seasons) if c.seasons is not None else None,
-                        "now": now,
-                    }
-                    for c in candidates
-                ],
+                    :record, :now)""",
+                [_candidate_row(c, recognition_id, now) for c in candidates],
             )
         return recognition_id
 
@@ -446,26 +404,30 @@ def _file(r: sqlite3.Row) -> StoredFile:
     )
 
 
+def _candidate_row(stored: StoredCandidate, recognition_id: Id, now: str) -> dict[str, object]:
+    """The columns the queries read, and the whole record."""
+    c = stored.candidate
+    return {
+        "id": stored.id,
+        "rid": recognition_id,
+        "provider": c.provider,
+        "provider_id": c.provider_id,
+        "kind": c.kind,
+        "title": c.title,
+        "original_title": c.original_title,
+        "year": c.year,
+        "score": c.score,
+        "selected": int(stored.selected),
+        "overview": c.overview,
+        "poster_path": c.poster_path,
+        "popularity": c.popularity,
+        "evidence": json.dumps(c.evidence.as_json()) if c.evidence else None,
+        "seasons": json.dumps(c.seasons) if c.seasons is not None else None,
+        "record": json.dumps(c.as_json()),
+        "now": now,
+    }
+
+
 def _candidate(r: sqlite3.Row) -> StoredCandidate:
-    return StoredCandidate(
-        id=Id(r["id"]),
-        provider=r["provider"],
-        provider_id=r["provider_id"],
-        kind=r["kind"],
-        title=r["title"],
-        original_title=r["original_title"],
-        year=r["year"],
-        overview=r["overview"],
-        poster_path=r["poster_path"],
-        popularity=r["popularity"] or 0.0,
-        score=r["score"],
-        selected=bool(r["selected"]),
-        evidence=Evidence.from_json(json.loads(r["evidence"])) if r["evidence"] else None,
-        seasons=_seasons(r["seasons"]),
-    )
-
-
-def _seasons(text: str | None) -> tuple[Season, ...] | None:
-    if text is None:
-        return None
-    return tuple(Season(*row) for row in json.loads(text))
+    record = Candidate.from_json(json.loads(r["record"]))
+    return StoredCandidate(Id(r["id"]), record, bool(r["selected"]))

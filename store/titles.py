@@ -2,72 +2,74 @@
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core import clock
 from core.ids import Id, new_id
 from core.library import read_entry
-from recognition.candidates import Season
+from recognition.candidates import Candidate, MediaKind, Season
 from store.db import Database
 
 
 @dataclass(frozen=True)
 class LibraryTitle:
+    """A movie or show the library holds: the candidate it was adopted as (TMDB's
+    record, refreshed by each download of it) and its one folder."""
+
     id: Id
-    kind: str  # movie | series
-    provider: str  # tmdb | local
-    provider_id: str
-    name: str
-    year: int | None
     folder: str  # one component under library.movies / library.shows, fixed once chosen
-    poster_path: str | None
-    overview: str | None
+    candidate: Candidate  # without a download's evidence and score
 
+    @property
+    def kind(self) -> MediaKind:
+        return self.candidate.kind
 
-@dataclass(frozen=True)
-class TitleOf:
-    """What a chosen candidate says of its title (``Titles.adopt``)."""
+    @property
+    def name(self) -> str:
+        return self.candidate.title
 
-    kind: str
-    provider: str
-    provider_id: str | None
-    name: str
-    year: int | None
-    poster_path: str | None
-    overview: str | None
+    @property
+    def year(self) -> int | None:
+        return self.candidate.year
 
 
 class Titles:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    async def adopt(self, download_id: Id, chosen: TitleOf, folder: str) -> LibraryTitle:
+    async def adopt(self, download_id: Id, chosen: Candidate, folder: str) -> LibraryTitle:
         """The title of ``chosen`` (created with ``folder`` when the library has no
-        such title yet; an existing title keeps its folder, its name and poster are
-        refreshed), made the download's title, in one transaction."""
+        such title yet; an existing title keeps its folder, its record is refreshed
+        and keeps its poster and overview when TMDB sent none), made the download's
+        title, in one transaction."""
         key = chosen.provider_id if chosen.provider == "tmdb" and chosen.provider_id else folder
+        record = json.dumps(replace(chosen, evidence=None, score=0.0).as_json())
         now = clock.now()
         async with self._db.write() as conn:
             await conn.execute(
                 """INSERT INTO title (id, kind, provider, provider_id, name, year, folder,
-                    poster_path, overview, created_at, updated_at)
+                    poster_path, overview, record, created_at, updated_at)
                 VALUES (:id, :kind, :provider, :key, :name, :year, :folder, :poster,
-                    :overview, :now, :now)
+                    :overview, :record, :now, :now)
                 ON CONFLICT (provider, kind, provider_id) DO UPDATE SET
                     name = excluded.name, year = excluded.year,
                     poster_path = coalesce(excluded.poster_path, title.poster_path),
                     overview = coalesce(excluded.overview, title.overview),
+                    record = json_set(excluded.record,
+                        '$.poster_path', coalesce(excluded.poster_path, title.poster_path),
+                        '$.overview', coalesce(excluded.overview, title.overview)),
                     updated_at = excluded.updated_at""",
                 {
                     "id": new_id(),
                     "kind": chosen.kind,
                     "provider": chosen.provider,
                     "key": key,
-                    "name": chosen.name,
+                    "name": chosen.title,
                     "year": chosen.year,
                     "folder": folder,
                     "poster": chosen.poster_path,
                     "overview": chosen.overview,
+                    "record": record,
                     "now": now,
                 },
             )
@@ -101,17 +103,8 @@ def read_title(conn: sqlite3.Connection, title_id: Id) -> LibraryTitle | None:
 
 
 def title_of(row: sqlite3.Row) -> LibraryTitle:
-    return LibraryTitle(
-        id=Id(row["id"]),
-        kind=row["kind"],
-        provider=row["provider"],
-        provider_id=row["provider_id"],
-        name=row["name"],
-        year=row["year"],
-        folder=row["folder"],
-        poster_path=row["poster_path"],
-        overview=row["overview"],
-    )
+    record = Candidate.from_json(json.loads(row["record"]))
+    return LibraryTitle(Id(row["id"]), row["folder"], record)
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ class Download(_Body):
                 "download_speed": download.download_speed,
                 "eta": download.eta,
                 "error": None if download.error is None else download.error.english(),
-                "source": download.source,
+                "source": download.origin,
                 "infohashes": [{"infohash": h.value, "kind": h.kind} for h in download.infohashes],
                 "save_path": download.save_path,
                 "content_path": download.content_path,
@@ -159,8 +159,20 @@ class Title(_Body):
 
     @classmethod
     def of(cls, title: library.LibraryTitle, **more: object) -> Self:
-        fields = ("id", "kind", "provider", "provider_id", "name", "year", "folder", "poster_path")
-        return cls.model_validate({name: getattr(title, name) for name in fields} | more)
+        record = title.candidate
+        return cls.model_validate(
+            {
+                "id": title.id,
+                "kind": title.kind,
+                "provider": record.provider,
+                "provider_id": record.provider_id or title.folder,  # a local title: its folder
+                "name": title.name,
+                "year": title.year,
+                "folder": title.folder,
+                "poster_path": record.poster_path,
+            }
+            | more
+        )
 
 
 class TitlePage(_Body):
@@ -230,7 +242,9 @@ class Error(BaseModel):
     message: str
 
 
-class ConflictError(Error):
+# The JSON bodies of a 409 and a 422, named apart from the errors they answer
+# (core.errors.ConflictError, RejectedError).
+class ConflictBody(Error):
     code: Literal["infohash_taken", "invalid_transition", "not_recognized"]
     owner_id: ApiId | SkipJsonSchema[None] = _optional(
         "infohash_taken: the active download that owns the hash"
@@ -238,7 +252,7 @@ class ConflictError(Error):
     infohash: str | SkipJsonSchema[None] = _optional("infohash_taken: the hash")
 
 
-class RejectedError(Error):
+class RejectedBody(Error):
     code: Literal["rejected"]
     reason: str | SkipJsonSchema[None] = _optional("why the input was refused")
 

@@ -35,11 +35,11 @@ from core.models import Download
 from core.numbers import ascii_int
 from core.posters import poster_url
 from core.reasons import Reason
-from core.states import ACTIVE, RETRYABLE, State
+from core.states import ACTIVE, State
 from recognition.candidates import Candidate, MediaKind
 from recognition.overrides import OVERRIDE_FIELDS
 from store.card import DownloadCard
-from store.recognition import StoredCandidate, StoredRecognition
+from store.recognition import StoredRecognition
 from web import auth, rendering
 from web.app import DEPS, WebDeps
 from web.auth import LANGUAGES, USER, render_refusal
@@ -57,6 +57,18 @@ KINDS: tuple[MediaKind, ...] = ("movie", "series")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Action = Literal["retry", "relink", "cancel", "again"]
+# What the card offers in each state: the actions, Pick (the review page) and Cancel
+# (asked for separately: it deletes). Download again replaces Retry when the files are gone.
+CARD_OFFERS: dict[State, tuple[Literal["retry", "relink", "pick", "cancel"], ...]] = {
+    State.ACCEPTED: ("cancel",),
+    State.DOWNLOADING: ("cancel",),
+    State.STUCK: ("retry", "cancel"),
+    State.REVIEW: ("pick", "cancel"),
+    State.IMPORTING: ("cancel",),
+    State.DONE: ("relink", "pick"),  # a done download's title may be picked again
+    State.FAILED: ("retry",),
+    State.REMOVED: ("retry",),
+}
 
 
 def setup(app: web.Application) -> None:
@@ -146,7 +158,7 @@ class Formats:
         """What another system said about it, verbatim (qBittorrent's "Fails.")."""
         return "" if why is None else why.detail()
 
-    def evidence(self, candidate: StoredCandidate | Candidate) -> str:
+    def evidence(self, candidate: Candidate) -> str:
         return evidence_line(self._tx, candidate.evidence, candidate.title)
 
     def percent(self, progress: float) -> int:
@@ -204,7 +216,7 @@ class Formats:
     def poster(self, poster_path: str | None) -> str | None:
         return poster_url(POSTER_IMAGES, "w185", poster_path)
 
-    def tmdb_url(self, candidate: StoredCandidate | Candidate) -> str | None:
+    def tmdb_url(self, candidate: Candidate) -> str | None:
         if candidate.provider != "tmdb" or parse_tmdb_id(candidate.provider_id) is None:
             return None
         section = "tv" if candidate.kind == "series" else "movie"
@@ -506,7 +518,7 @@ async def title_page(request: web.Request) -> web.StreamResponse:
     return page.render(
         "title.html",
         t=inventory.title,
-        poster=page.fmt.poster(inventory.title.poster_path),
+        poster=page.fmt.poster(inventory.title.candidate.poster_path),
         files=inventory.files,
         seasons=seasons,
         downloads=inventory.downloads,
@@ -543,19 +555,20 @@ async def card_page(page: Page, card: DownloadCard) -> web.StreamResponse:
     asked = card.history[-1].reason if card.history else None
     in_review = download.state == State.REVIEW
     duplicate = asked if in_review and asked and asked.code == "layout.in_library" else None
+    offers = CARD_OFFERS[download.state]
     return page.render(
         "card.html",
         d=download,
         name=display_name(download),
         numbers=progress_text(page.tx, download),
         actions=_actions(page.tx, download),
-        can_cancel=download.state in ACTIVE,
-        can_review=download.state in PICKABLE and duplicate is None,
+        can_cancel="cancel" in offers,
+        can_review="pick" in offers and duplicate is None,
         duplicate=duplicate,
         duplicate_choices=_duplicate_choices(page.tx),
         links=card.links,
         rec=recognition,
-        chosen=recognition.chosen() if recognition else None,
+        chosen=chosen.candidate if recognition and (chosen := recognition.chosen()) else None,
         hints=card.hints,
         overrides=card.overrides,
         history=card.history,
@@ -565,14 +578,14 @@ async def card_page(page: Page, card: DownloadCard) -> web.StreamResponse:
 
 
 def _actions(tx: Texts, download: Download) -> list[tuple[Action, str]]:
-    """The actions that fit the state (cancel is asked for separately: it deletes)."""
+    """The card's buttons that post an action (``CARD_OFFERS``)."""
     actions: list[tuple[Action, str]] = []
-    state = download.state
+    offers = CARD_OFFERS[download.state]
     if download.files_gone():  # Retry would find them gone again
         actions.append(("again", tx.plain("Download again")))
-    elif state in RETRYABLE:
+    elif "retry" in offers:
         actions.append(("retry", tx.plain("Retry")))
-    if state == State.DONE:
+    if "relink" in offers:
         actions.append(("relink", tx.plain("Relink")))
     return actions
 

@@ -75,7 +75,7 @@ class Recognizer:
         """Recognize and store the result. Raises ``UnreachableError`` when
         qBittorrent or TMDB cannot answer: nothing is guessed meanwhile. ``cache``
         holds TMDB's answers for a batch of downloads."""
-        source = await self._source(download)
+        source = await self._release(download)
         files = source.files
         lookup = None if self._tmdb is None else Lookup(self._tmdb, {} if cache is None else cache)
         found = await identify_download(
@@ -116,8 +116,8 @@ class Recognizer:
     ) -> StoredRecognition:
         """The person picked a title of another kind than the files read as (a show
         for "Part 1…N"): the files are read again as that kind, the pick kept."""
-        source = await self._source(download)
-        recognized = await self._parse(source, "series" if chosen.kind == "series" else "movie")
+        source = await self._release(download)
+        recognized = await self._parse(source, chosen.candidate.kind)
         await self._store.recognitions.save(
             download.id,
             kind=recognized.kind,
@@ -135,7 +135,7 @@ class Recognizer:
         assert current is not None  # just saved
         return current
 
-    async def _source(self, download: Download) -> Release:
+    async def _release(self, download: Download) -> Release:
         files = await self._files(download)
         return Release(
             name=download.name,

@@ -126,7 +126,9 @@ async def on_review_pick(
     await answer_button(
         query,
         turn,
-        tx.plain("Got it: {title}.").format(title=title_label(candidate.title, candidate.year)),
+        tx.plain("Got it: {title}.").format(
+            title=title_label(candidate.candidate.title, candidate.candidate.year)
+        ),
     )
 
 

@@ -15,7 +15,7 @@ from core.ids import new_id
 from core.models import NewDownload
 from core.reasons import reason
 from core.states import State
-from recognition.candidates import Evidence
+from recognition.candidates import Candidate, Evidence
 from store.migrate import migrate
 from store.recognition import StoredCandidate
 from tests.bot.conftest import ALICE, SECRET, Door
@@ -142,10 +142,10 @@ async def test_a_refused_retry_fits_the_answer_of_a_press(
     Telegram takes 200 in a button's answer."""
     store = polling_door.store
     infohash = secrets.token_hex(20)
-    old = NewDownload(name="Old.Copy", source="telegram", source_ref="", chat_id=ALICE)
+    old = NewDownload(name="Old.Copy", origin="telegram", source_ref="", chat_id=ALICE)
     failed = (await store.downloads.create_download_if_no_active(old, [infohash])).download
     await store.downloads.move(failed.id, State.FAILED, reason=reason("qbt.refused", detail="x"))
-    owner = NewDownload(name="Ш" * 3000, source="api", source_ref="")
+    owner = NewDownload(name="Ш" * 3000, origin="api", source_ref="")
     await store.downloads.create_download_if_no_active(owner, [infohash])
     alice = tg.user(ALICE, language_code="ru")
     sent = await alice.send_text(f"/status {failed.id}")
@@ -189,7 +189,7 @@ async def test_a_review_the_library_asks_is_answered_on_the_card_not_by_a_pick(
     store = door.store
     alice = tg.user(ALICE, language_code="en")
     await answer_after(alice, await alice.send_text("/help"), within=10)
-    made = NewDownload(name="Dune.2160p", source="telegram", source_ref="", chat_id=ALICE)
+    made = NewDownload(name="Dune.2160p", origin="telegram", source_ref="", chat_id=ALICE)
     download = (
         await store.downloads.create_download_if_no_active(made, [secrets.token_hex(20)])
     ).download
@@ -209,10 +209,22 @@ async def test_a_review_the_library_asks_is_answered_on_the_card_not_by_a_pick(
 
 def a_candidate() -> StoredCandidate:
     return StoredCandidate(
-        id=new_id(), provider="tmdb", provider_id="438631", kind="movie", title="Dune",
-        original_title="Dune", year=2021, overview=None, poster_path=None, popularity=1.0,
-        score=1.0, selected=True, evidence=Evidence("exact", "Dune", "exact"),
-    )  # fmt: skip
+        id=new_id(),
+        selected=True,
+        candidate=Candidate(
+            provider="tmdb",
+            provider_id="438631",
+            kind="movie",
+            title="Dune",
+            original_title="Dune",
+            year=2021,
+            overview=None,
+            poster_path=None,
+            popularity=1.0,
+            score=1.0,
+            evidence=Evidence("exact", "Dune", "exact"),
+        ),
+    )
 
 
 async def test_a_429_on_set_webhook_at_start_still_ends_with_answers(

@@ -8,8 +8,9 @@ import pytest
 
 from core import clock
 from core.errors import InvalidInputError
-from core.ids import id_timestamp_ms, parse_id
+from core.ids import Id, id_timestamp_ms, parse_id
 from core.reasons import Reason, reason, text_reason
+from recognition.candidates import Candidate, Evidence, Season
 from store import Store
 from store.migrate import (
     Migration,
@@ -378,3 +379,65 @@ def test_titles_are_backfilled_from_chosen_candidates_and_the_folders_in_use(
     )
     assert by_download == {"d1": "438631", "d2": "70523", "d3": "70523", "d4": "438631"}
     assert query(path, "SELECT count(*) FROM file_link WHERE removed_at IS NULL") == [(3,)]
+
+
+async def test_candidates_and_titles_get_their_whole_record(tmp_path: Path) -> None:
+    """0014: a candidate and a title stored before it read as the same record from
+    their columns; a local title's record has no provider id."""
+    path = tmp_path / "v13.db"
+    migrate(path, available_migrations()[:13])
+    conn = sqlite3.connect(path)
+    now = "2025-03-01T10:00:00Z"
+    conn.execute(
+        "INSERT INTO download (id, name, state, source, source_ref, created_at, updated_at)"
+        " VALUES ('d1', 'Dark.S01', 'done', 'telegram', '', ?, ?)",
+        (now, now),
+    )
+    conn.execute(
+        "INSERT INTO recognition (id, download_id, kind, title, status, created_at)"
+        " VALUES ('r1', 'd1', 'series', 'Dark', 'auto', ?)",
+        (now,),
+    )
+    evidence = '{"title": "exact", "matched": "Dark", "year": "exact", "seasons": "fit"}'
+    conn.execute(
+        "INSERT INTO metadata_candidate (id, recognition_id, provider, provider_id, kind, title,"
+        " original_title, year, score, selected, overview, poster_path, popularity, evidence,"
+        " seasons, created_at) VALUES ('c1', 'r1', 'tmdb', '70523', 'series', 'Тьма', 'Dark',"
+        " 2017, 0.98, 1, 'A child goes missing.', '/dark.jpg', NULL, ?, '[[1, 10, 2017]]', ?)",
+        (evidence, now),
+    )
+    for key, provider, title_id in (("70523", "tmdb", "t1"), ("Home Video (2019)", "local", "t2")):
+        conn.execute(
+            "INSERT INTO title (id, kind, provider, provider_id, name, year, folder, poster_path,"
+            " overview, created_at, updated_at) VALUES (?, 'series', ?, ?, 'Тьма', 2017, ?,"
+            " '/dark.jpg', NULL, ?, ?)",
+            (title_id, provider, key, f"folder {title_id}", now, now),
+        )
+    conn.execute("UPDATE download SET title_id = 't1' WHERE id = 'd1'")
+    conn.commit()
+    conn.close()
+    migrate(path)
+    store = await Store.open(path)
+    try:
+        current = await store.recognitions.current(Id("d1"))
+        assert current is not None
+        stored = current.candidates[0]
+        assert stored.selected
+        assert stored.candidate == Candidate(
+            "tmdb", "70523", "series", "Тьма", "Dark", 2017, "A child goes missing.",
+            "/dark.jpg", 0.0, seasons=(Season(1, 10, 2017),), score=0.98,
+            evidence=Evidence("exact", "Dark", "exact", seasons="fit"),
+        )  # fmt: skip
+        tmdb_title, local_title = await store.titles.get(Id("t1")), await store.titles.get(Id("t2"))
+        assert tmdb_title is not None
+        assert local_title is not None
+        assert tmdb_title.candidate == Candidate(
+            "tmdb", "70523", "series", "Тьма", None, 2017, None, "/dark.jpg", 0.0
+        )
+        assert (local_title.candidate.provider, local_title.candidate.provider_id) == (
+            "local",
+            None,
+        )
+        assert (local_title.name, local_title.folder) == ("Тьма", "folder t2")
+    finally:
+        await store.close()

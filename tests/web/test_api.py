@@ -41,6 +41,7 @@ from core.magnet import parse_magnet
 from core.reasons import reason
 from core.states import State
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON
+from recognition.candidates import Candidate
 from store import Store
 from store.recognition import StoredCandidate
 from tests.support.house import application
@@ -484,17 +485,19 @@ async def in_review(api: Api, name: str) -> tuple[Id, Id]:
     await put_in_state(api.store, download_id, State.REVIEW)
     candidate = StoredCandidate(
         id=new_id(),
-        provider="local",
-        provider_id=None,
-        kind="movie",
-        title=name,
-        original_title=None,
-        year=2024,
-        overview=None,
-        poster_path=None,
-        popularity=0.0,
-        score=0.5,
         selected=False,
+        candidate=Candidate(
+            provider="local",
+            provider_id=None,
+            kind="movie",
+            title=name,
+            original_title=None,
+            year=2024,
+            overview=None,
+            poster_path=None,
+            popularity=0.0,
+            score=0.5,
+        ),
     )
     await api.store.recognitions.save(
         download_id,

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
-from core.ids import new_id
 from core.reasons import reason
 from core.states import State
+from recognition.candidates import Candidate
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.hashes import v1, v2
@@ -81,10 +81,11 @@ async def test_the_review_page_leads_with_the_best_candidate(
         reason=reason("review.ambiguous", count=2),
         files=[StoredFile("Dune.1080p.WEB-DL.mkv", "video", 1, None, (), None, ())],
         candidates=[
-            StoredCandidate(new_id(), "tmdb", "438631", "movie", "Dune", "Dune", 2021,
-                            "Paul Atreides leads nomadic tribes…", None, 90.0, 0.82, False),
-            StoredCandidate(new_id(), "tmdb", "841", "movie", "Dune", "Dune", 1984,
-                            "In the year 10,191…", None, 30.0, 0.80, False),
+            StoredCandidate.of(Candidate("tmdb", "438631", "movie", "Dune", "Dune", 2021,
+                               "Paul Atreides leads nomadic tribes…", None, 90.0, score=0.82),
+                               selected=False),
+            StoredCandidate.of(Candidate("tmdb", "841", "movie", "Dune", "Dune", 1984,
+                               "In the year 10,191…", None, 30.0, score=0.80), selected=False),
         ],
     )  # fmt: skip
     client = await make_client(settings_for(USER))

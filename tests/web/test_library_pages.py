@@ -9,10 +9,9 @@ from playwright.async_api import Browser
 from core.ids import Id, new_id
 from core.reasons import Reason
 from core.states import State
-from recognition.candidates import Evidence, Season
+from recognition.candidates import Candidate, Evidence, Season
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
-from store.titles import TitleOf
 from tests.web.conftest import (
     USER,
     Client,
@@ -25,16 +24,27 @@ from tests.web.conftest import (
 from tests.web.test_browser import PHONE, browser, shoot  # noqa: F401 (the browser fixture)
 
 DARK = StoredCandidate(
-    id=new_id(), provider="tmdb", provider_id="70523", kind="series", title="Dark",
-    original_title="Dark", year=2017, overview="A child goes missing.",
-    poster_path="/dark.jpg", popularity=50.0, score=1.0, selected=True,
-    evidence=Evidence("exact", "Dark", "exact"),
-    seasons=(Season(1, 4, 2017), Season(2, 3, 2019)),
-)  # fmt: skip
-DUNE = replace(
-    DARK, provider_id="438631", kind="movie", title="Dune", year=2021, seasons=None,
+    id=new_id(),
+    selected=True,
+    candidate=Candidate(
+        provider="tmdb",
+        provider_id="70523",
+        kind="series",
+        title="Dark",
+        original_title="Dark",
+        year=2017,
+        overview="A child goes missing.",
+        poster_path="/dark.jpg",
+        popularity=50.0,
+        score=1.0,
+        evidence=Evidence("exact", "Dark", "exact"),
+        seasons=(Season(1, 4, 2017), Season(2, 3, 2019)),
+    ),
+)
+DUNE = replace(DARK, candidate=replace(
+    DARK.candidate, provider_id="438631", kind="movie", title="Dune", year=2021, seasons=None,
     overview="Paul.",
-)  # fmt: skip
+))  # fmt: skip
 
 
 async def held(
@@ -43,16 +53,13 @@ async def held(
     """A done download laid out as ``chosen``: its title, recognition and links."""
     download = await new_download(store, name, state=State.DONE)
     files = [StoredFile(source, "video", 2_000_000_000, None, (), None, ()) for source in targets]
+    record = chosen.candidate
     await store.recognitions.save(
-        download.id, kind=chosen.kind, title=chosen.title, year=chosen.year, season=None,
+        download.id, kind=record.kind, title=record.title, year=record.year, season=None,
         status="auto", reason=Reason("picked"), files=files,
         candidates=[replace(chosen, id=new_id())],
     )  # fmt: skip
-    of = TitleOf(
-        chosen.kind, "tmdb", chosen.provider_id, chosen.title, chosen.year,
-        chosen.poster_path, chosen.overview,
-    )  # fmt: skip
-    title = await store.titles.adopt(download.id, of, folder)
+    title = await store.titles.adopt(download.id, record, folder)
     await store.recognitions.plan_batch(download.id, list(targets.items()))
     for row in await store.recognitions.links(download.id):
         await store.recognitions.mark_linked(row.id, method="hardlink", inode=1, device=1)

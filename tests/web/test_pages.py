@@ -25,7 +25,7 @@ from core.links import DAY, verify_user_token
 from core.models import Download
 from core.reasons import Reason, reason
 from core.states import State
-from recognition.candidates import Evidence
+from recognition.candidates import Candidate, Evidence
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.hashes import v1, v2
@@ -72,18 +72,17 @@ async def statements_during(store: Store, client: Client, method: str, path: str
 async def candidates_for(store: Store, download: Download) -> list[StoredCandidate]:
     """A recognition in review with two TMDB candidates, the better one first."""
     made = [
-        StoredCandidate(
-            id=new_id(), provider="tmdb", provider_id="438631", kind="movie", title="Dune",
+        StoredCandidate(id=new_id(), selected=False, candidate=Candidate(
+            provider="tmdb", provider_id="438631", kind="movie", title="Dune",
             original_title="Dune", year=2021, overview="Paul Atreides travels to Arrakis.",
             poster_path="/d5NXSklXo0qyIYkgV94XAgMIckC.jpg", popularity=120.5, score=0.8,
-            selected=False, evidence=Evidence("exact", "Dune", "none", ratio=3.4),
-        ),
-        StoredCandidate(
-            id=new_id(), provider="tmdb", provider_id="841", kind="movie", title="Dune",
-            original_title=None, year=1984, overview="The spice must flow.",
-            poster_path=None, popularity=35.2, score=0.7, selected=False,
-            evidence=Evidence("exact", "Дюна", "far", seasons="misfit", misfit="S02"),
-        ),
+            evidence=Evidence("exact", "Dune", "none", ratio=3.4),
+        )),
+        StoredCandidate(id=new_id(), selected=False, candidate=Candidate(
+            provider="tmdb", provider_id="841", kind="movie", title="Dune", original_title=None,
+            year=1984, overview="The spice must flow.", poster_path=None, popularity=35.2,
+            score=0.7, evidence=Evidence("exact", "Дюна", "far", seasons="misfit", misfit="S02"),
+        )),
     ]  # fmt: skip
     await store.recognitions.save(
         download.id,
@@ -474,11 +473,22 @@ async def test_the_review_page_says_which_words_the_title_does_not_explain(
 ) -> None:
     download = await new_download(store, "Avatar - The Last Airbender", state=State.REVIEW)
     film = StoredCandidate(
-        id=new_id(), provider="tmdb", provider_id="19995", kind="movie", title="Avatar",
-        original_title="Avatar", year=2009, overview=None, poster_path=None, popularity=200,
-        score=0.6, selected=False,
-        evidence=Evidence("partial", "Avatar", "none", unexplained="last airbender"),
-    )  # fmt: skip
+        id=new_id(),
+        selected=False,
+        candidate=Candidate(
+            provider="tmdb",
+            provider_id="19995",
+            kind="movie",
+            title="Avatar",
+            original_title="Avatar",
+            year=2009,
+            overview=None,
+            poster_path=None,
+            popularity=200,
+            score=0.6,
+            evidence=Evidence("partial", "Avatar", "none", unexplained="last airbender"),
+        ),
+    )
     await store.recognitions.save(
         download.id, kind="series", title="Avatar - The Last Airbender", year=None, season=None,
         status="needs_review", reason=Reason("review.unsure", {"confidence": 0.6}),
@@ -584,7 +594,7 @@ async def test_search_by_hand_and_pick_a_result(
     assert recognition is not None
     chosen = recognition.chosen()
     assert chosen is not None
-    assert (chosen.provider_id, chosen.year) == ("335984", 2017)
+    assert (chosen.candidate.provider_id, chosen.candidate.year) == ("335984", 2017)
     assert len(recognition.candidates) == 3  # the two found before are kept
     assert recognition.files[0].path == "Dune/Dune.mkv"
 
@@ -680,10 +690,22 @@ def test_template_labels_are_translated_and_escaped_when_compiled() -> None:
 async def test_the_card_says_why_a_title_was_taken(store: Store, client: Client) -> None:
     download = await new_download(store, "Dune.2021.1080p", state=State.DONE)
     chosen = StoredCandidate(
-        id=new_id(), provider="tmdb", provider_id="438631", kind="movie", title="Dune",
-        original_title="Dune", year=2021, overview=None, poster_path=None, popularity=120.5,
-        score=0.98, selected=True, evidence=Evidence("exact", "Dune", "exact", ratio=3.4),
-    )  # fmt: skip
+        id=new_id(),
+        selected=True,
+        candidate=Candidate(
+            provider="tmdb",
+            provider_id="438631",
+            kind="movie",
+            title="Dune",
+            original_title="Dune",
+            year=2021,
+            overview=None,
+            poster_path=None,
+            popularity=120.5,
+            score=0.98,
+            evidence=Evidence("exact", "Dune", "exact", ratio=3.4),
+        ),
+    )
     await store.recognitions.save(
         download.id, kind="movie", title="Dune", year=2021, season=None, status="auto",
         reason=Reason("auto.year", {"confidence": 0.98}),

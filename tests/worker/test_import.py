@@ -50,7 +50,7 @@ def torrent_of(
 async def download_and_wait(
     running: Running, made: MadeTorrent, seeder: FakeQbittorrentServer, state: State
 ) -> Download:
-    result = await running.engine.cases.ingest.magnet(magnet_for(made), source="telegram")
+    result = await running.engine.cases.ingest.magnet(magnet_for(made), origin="telegram")
     assert isinstance(result, Created)
     return await eventually(
         lambda: _in_state(running, result.download.id, state), within=40, what=str(state)
@@ -280,7 +280,7 @@ async def test_a_batch_interrupted_midway_is_finished_without_duplicates(
     monkeypatch.setattr(importer_module, "_link_one", die_after_one)
     running = await start_house(qbt, tg, tmp_path)
     made = torrent_of(tmp_path, seeder, "Show.Name.S01.1080p.WEB", SEASON_FILES)
-    result = await running.engine.cases.ingest.magnet(magnet_for(made), source="telegram")
+    result = await running.engine.cases.ingest.magnet(magnet_for(made), origin="telegram")
     assert isinstance(result, Created)
     await eventually(lambda: _crashed(running, result.download.id), within=40, what="half a batch")
     await running.house.halt()  # the "dead" process is gone ...
@@ -358,11 +358,11 @@ async def test_tmdb_ambiguity_goes_to_review_and_an_outage_waits_visibly(
             recognition = await running.store.recognitions.current(review.id)
             assert recognition is not None
             assert recognition.status == "needs_review"
-            assert {c.year for c in recognition.candidates} >= {1984, 2021}
+            assert {c.candidate.year for c in recognition.candidates} >= {1984, 2021}
             assert recognition.chosen() is None
             with pytest.raises(NotFoundError):  # a candidate of nothing here changes nothing
                 await running.engine.cases.actions.decide(review.id, new_id())
-            pick = next(c for c in recognition.candidates if c.year == 1984)
+            pick = next(c for c in recognition.candidates if c.candidate.year == 1984)
             await running.engine.cases.actions.decide(review.id, pick.id)
             await eventually(
                 lambda: _in_state(running, review.id, State.DONE), within=20, what="laid out"
@@ -372,7 +372,7 @@ async def test_tmdb_ambiguity_goes_to_review_and_an_outage_waits_visibly(
 
             tmdb.set_down(True)
             made = torrent_of(tmp_path, seeder, "Dune.2021.1080p.WEB-DL", MOVIE_FILES[:1])
-            result = await running.engine.cases.ingest.magnet(magnet_for(made), source="telegram")
+            result = await running.engine.cases.ingest.magnet(magnet_for(made), origin="telegram")
             assert isinstance(result, Created)
             waiting = await eventually(
                 lambda: _waiting(running, result.download.id), within=40, what="waiting for TMDB"

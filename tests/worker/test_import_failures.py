@@ -10,7 +10,7 @@ from core import clock
 from core.ids import new_id
 from core.reasons import Reason
 from core.states import State
-from recognition.candidates import Evidence
+from recognition.candidates import Candidate, Evidence
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.support.house import application
@@ -24,10 +24,22 @@ async def test_a_stored_id_that_is_not_a_number_fails_with_a_reason(
     """A candidate stored before ids were checked on the way in ("12abc")."""
     download = await new_download(store, "Dune.2021.1080p", state=State.IMPORTING)
     picked = StoredCandidate(
-        id=new_id(), provider="tmdb", provider_id="12abc", kind="movie", title="Dune",
-        original_title=None, year=2021, overview=None, poster_path=None, popularity=1.0,
-        score=1.0, selected=True, evidence=Evidence("exact", "Dune", "exact"),
-    )  # fmt: skip
+        id=new_id(),
+        selected=True,
+        candidate=Candidate(
+            provider="tmdb",
+            provider_id="12abc",
+            kind="movie",
+            title="Dune",
+            original_title=None,
+            year=2021,
+            overview=None,
+            poster_path=None,
+            popularity=1.0,
+            score=1.0,
+            evidence=Evidence("exact", "Dune", "exact"),
+        ),
+    )
     await store.recognitions.save(
         download.id, kind="movie", title="Dune", year=2021, season=None, status="auto",
         reason=Reason("picked"),

@@ -14,7 +14,7 @@ from core.ids import Id, new_id
 from core.models import Download
 from core.reasons import Reason, reason
 from core.states import State
-from recognition.candidates import Evidence, Season
+from recognition.candidates import Candidate, Evidence, Season
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.support.house import application
@@ -28,15 +28,29 @@ SHOW = "Dark (2017) [tmdbid-70523]"
 
 def movie(title: str = "Dune", provider_id: str = "438631") -> StoredCandidate:
     return StoredCandidate(
-        id=new_id(), provider="tmdb", provider_id=provider_id, kind="movie", title=title,
-        original_title="Dune", year=2021, overview="Paul.", poster_path="/dune.jpg",
-        popularity=100.0, score=1.0, selected=True, evidence=Evidence("exact", title, "exact"),
-    )  # fmt: skip
+        id=new_id(),
+        selected=True,
+        candidate=Candidate(
+            provider="tmdb",
+            provider_id=provider_id,
+            kind="movie",
+            title=title,
+            original_title="Dune",
+            year=2021,
+            overview="Paul.",
+            poster_path="/dune.jpg",
+            popularity=100.0,
+            score=1.0,
+            evidence=Evidence("exact", title, "exact"),
+        ),
+    )
 
 
 def show(title: str = "Dark") -> StoredCandidate:
     seasons = (Season(1, 10, 2017), Season(2, 8, 2019), Season(3, 8, 2020))
-    return replace(movie(title, "70523"), kind="series", year=2017, seasons=seasons)
+    film = movie(title, "70523")
+    record = replace(film.candidate, kind="series", year=2017, seasons=seasons)
+    return replace(film, candidate=record)
 
 
 class Library:
@@ -71,7 +85,8 @@ class Library:
                 {"save": str(self.root / "downloads"), "content": str(content), "id": download.id},
             )
         await self.store.recognitions.save(
-            download.id, kind=candidate.kind, title=candidate.title, year=candidate.year,
+            download.id, kind=candidate.candidate.kind, title=candidate.candidate.title,
+            year=candidate.candidate.year,
             season=None, status="auto", reason=Reason("picked"), files=stored,
             candidates=[replace(candidate, id=new_id())],
         )  # fmt: skip
@@ -272,7 +287,9 @@ async def test_a_full_or_closed_library_fails_with_its_reason_and_keeps_the_titl
     assert recognition is not None
     chosen = recognition.chosen()
     assert chosen is not None
-    assert chosen.provider_id == "438631"  # Retry lays out the title chosen, not a new pick
+    assert (
+        chosen.candidate.provider_id == "438631"
+    )  # Retry lays out the title chosen, not a new pick
 
 
 async def test_a_version_is_removed_from_the_library_and_relink_all_brings_it_back(

@@ -59,9 +59,9 @@ def forms_of(made: MadeTorrent) -> dict[str, str]:
 async def sent_again(engine: Engine, made: MadeTorrent) -> list[tuple[str, IngestResult]]:
     ingest = engine.cases.ingest
     results = [
-        (form, await ingest.magnet(uri, source="telegram")) for form, uri in forms_of(made).items()
+        (form, await ingest.magnet(uri, origin="telegram")) for form, uri in forms_of(made).items()
     ]
-    results.append((".torrent", await ingest.torrent_file(made.data, source="api")))
+    results.append((".torrent", await ingest.torrent_file(made.data, origin="api")))
     return results
 
 
@@ -119,7 +119,7 @@ async def test_files_deleted_from_the_library_are_downloaded_again_into_their_pl
     (place,) = (tmp_path / "library").rglob("*.mkv")
     place.unlink()  # the person deleted it; qBittorrent still seeds the torrent
 
-    again = await running.engine.cases.ingest.magnet(magnet_for(made), source="telegram")
+    again = await running.engine.cases.ingest.magnet(magnet_for(made), origin="telegram")
     assert isinstance(again, Created)
     assert again.download.id != done.id
     await eventually(lambda: _done(running.store, again.download.id), within=40, what="done")
@@ -132,20 +132,20 @@ async def test_a_magnet_whose_v1_and_v2_are_two_known_torrents_is_refused(
 ) -> None:
     ingest, store = running.engine.cases.ingest, running.store
     a1, b1, a2, b2 = (secrets.token_hex(n) for n in (20, 32, 20, 32))
-    first = await ingest.magnet(f"magnet:?xt=urn:btih:{a1}&xt=urn:btmh:1220{b1}", source="api")
-    second = await ingest.magnet(f"magnet:?xt=urn:btih:{a2}&xt=urn:btmh:1220{b2}", source="api")
+    first = await ingest.magnet(f"magnet:?xt=urn:btih:{a1}&xt=urn:btmh:1220{b1}", origin="api")
+    second = await ingest.magnet(f"magnet:?xt=urn:btih:{a2}&xt=urn:btmh:1220{b2}", origin="api")
     assert isinstance(first, Created)
     assert isinstance(second, Created)
     known = await _ids_and_hashes(store)
 
     for v1, v2 in ((a1, b2), (a2, b1), (a1, secrets.token_hex(32))):
         refused = await ingest.magnet(
-            f"magnet:?xt=urn:btih:{v1}&xt=urn:btmh:1220{v2}", source="api"
+            f"magnet:?xt=urn:btih:{v1}&xt=urn:btmh:1220{v2}", origin="api"
         )
         assert refused == Rejected(reason("magnet.mismatched")), (v1, v2)
     assert await _ids_and_hashes(store) == known  # neither owns a hash more
 
-    same = await ingest.magnet(f"magnet:?xt=urn:btmh:1220{b1}&xt=urn:btih:{a1}", source="api")
+    same = await ingest.magnet(f"magnet:?xt=urn:btmh:1220{b1}&xt=urn:btih:{a1}", origin="api")
     assert isinstance(same, Duplicate)  # the two hashes of one torrent: not a refusal
     assert same.download.id == first.download.id
 
@@ -222,9 +222,12 @@ async def test_relink_of_a_season_linked_twice_leaves_one_copy(
     time as versions (the same inodes). Relink puts each file in once."""
     files = {f"Dark.S01E0{n}.mkv": (1, (n,)) for n in (1, 2, 3)}
     show_title = movie("Dark", "70523")
-    first = await library.add("Dark.S01", replace(show_title, kind="series", year=2017), files)
+    show_title = replace(
+        show_title, candidate=replace(show_title.candidate, kind="series", year=2017)
+    )
+    first = await library.add("Dark.S01", show_title, files)
     folder = library.shows / "Dark (2017) [tmdbid-70523]" / "Season 01"
-    second = await library.add("Dark.S01", replace(show_title, kind="series", year=2017), files)
+    second = await library.add("Dark.S01", show_title, files)
     assert await why(store, second) == reason("import.kept", folder="Dark (2017) [tmdbid-70523]")
     # Older jellybit's versions, made by hand: the same inodes under a label.
     batch = await store.recognitions.plan_batch(
@@ -294,7 +297,7 @@ async def test_download_again_is_refused_by_the_guard_before_qbittorrent_is_aske
     await eventually(lambda: _in(store, done.id, State.FAILED), what="failed")
     assert made.v1 is not None
     owner = await store.downloads.create_download_if_no_active(
-        NewDownload(name="Ronin", source="api", source_ref=""), [made.v1]
+        NewDownload(name="Ronin", origin="api", source_ref=""), [made.v1]
     )
     torrents = listed_hashes(running)
 

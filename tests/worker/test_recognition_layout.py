@@ -218,7 +218,9 @@ async def test_a_season_pack_beside_its_aftershow_imports_on_its_own(
     assert reason is not None
     assert reason.code == "auto.only"
     assert float(reason.params["confidence"]) >= 0.85
-    aftershow = next(c for c in recognition.candidates if c.provider_id == "880004")
+    aftershow = next(
+        c.candidate for c in recognition.candidates if c.candidate.provider_id == "880004"
+    )
     assert aftershow.evidence is not None
     assert aftershow.evidence.title == "partial"
 
@@ -359,7 +361,10 @@ async def test_digits_of_other_scripts_are_no_id_in_an_nfo_or_a_hint(
     )
     recognition = await importing.store.recognitions.current(download.id)
     assert recognition is not None
-    assert all(c.evidence is None or not c.evidence.identifier for c in recognition.candidates)
+    assert all(
+        c.candidate.evidence is None or not c.candidate.evidence.identifier
+        for c in recognition.candidates
+    )
     assert [c.path for c in tmdb.calls if c.path.startswith("/3/find")] == []
     assert not (tmp_path / "library" / "movies").exists() or not any(
         (tmp_path / "library" / "movies").iterdir()
