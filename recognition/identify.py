@@ -9,6 +9,7 @@ catalogue, the parsed name is the one candidate), and the files placed for it.
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from core.reasons import Reason, reason
 from recognition.candidates import Candidate, Evidence, MediaKind
@@ -47,6 +48,15 @@ def parse_release_of(release: Release, kind: MediaKind | None) -> Recognized:
         kind=kind,
         dn=release.dn,
     )
+
+
+class Status(StrEnum):
+    """Where a download's recognition stands (``recognition.status``)."""
+
+    AUTO = "auto"  # the decision took a title on its own
+    NEEDS_REVIEW = "needs_review"  # the person picks
+    CONFIRMED = "confirmed"  # the person picked
+    WAITING = "waiting"  # TMDB or qBittorrent did not answer: recognized again later
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,14 @@ from dataclasses import dataclass, replace
 from typing import Self
 
 from core import clock
+from core.config import LinkMode
 from core.errors import NotFoundError
 from core.ids import Id, new_id
 from core.reasons import Reason
 from recognition.candidates import Candidate
+from recognition.identify import Status
+from recognition.parsing.files import Role
+from recognition.parsing.release import Kind
 from store.db import Database
 from store.rows import fetch_one
 
@@ -18,7 +22,7 @@ from store.rows import fetch_one
 @dataclass(frozen=True)
 class StoredFile:
     path: str
-    role: str
+    role: Role
     size: int
     season: int | None
     episodes: tuple[int, ...]
@@ -48,11 +52,11 @@ class StoredCandidate:
 class StoredRecognition:
     id: Id
     download_id: Id
-    kind: str
+    kind: Kind
     title: str | None
     year: int | None
     season: int | None
-    status: str  # auto | needs_review | confirmed | waiting
+    status: Status
     reason: Reason | None
     created_at: str
     files: tuple[StoredFile, ...]
@@ -68,7 +72,7 @@ class FileLink:
     batch_id: Id
     source_path: str
     target_path: str
-    method: str | None
+    method: LinkMode | None
     inode: int | None
     device: int | None
     linked_at: str | None
@@ -96,11 +100,11 @@ class Recognitions:
         self,
         download_id: Id,
         *,
-        kind: str,
+        kind: Kind,
         title: str | None,
         year: int | None,
         season: int | None,
-        status: str,
+        status: Status,
         reason: Reason | None,
         files: Sequence[StoredFile],
         candidates: Sequence[StoredCandidate],
@@ -180,12 +184,12 @@ class Recognitions:
             if found is None or cursor.rowcount == 0:
                 raise NotFoundError("candidate", candidate_id)
             await conn.execute(
-                "UPDATE recognition SET status = 'confirmed', reason = NULL WHERE id = :rid",
-                {"rid": recognition_id},
+                "UPDATE recognition SET status = :status, reason = NULL WHERE id = :rid",
+                {"rid": recognition_id, "status": Status.CONFIRMED},
             )
         return True
 
-    async def set_status(self, recognition_id: Id, status: str, reason: Reason | None) -> None:
+    async def set_status(self, recognition_id: Id, status: Status, reason: Reason | None) -> None:
         async with self._db.write() as conn:
             await conn.execute(
                 "UPDATE recognition SET status = :status, reason = :reason WHERE id = :id",
@@ -332,7 +336,7 @@ def read_current(conn: sqlite3.Connection, download_id: Id) -> StoredRecognition
         title=row["title"],
         year=row["year"],
         season=row["season"],
-        status=row["status"],
+        status=Status(row["status"]),
         reason=Reason.loads(row["reason"]),
         created_at=row["created_at"],
         files=tuple(_file(f) for f in files),

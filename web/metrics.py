@@ -7,6 +7,7 @@ state, the outbox, the current recognitions, the files in the library).
 """
 
 from collections.abc import Iterator
+from typing import get_args
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -15,13 +16,20 @@ from prometheus_client.registry import Collector
 
 from common.metrics import REGISTRY
 from core import clock
+from core.config import LinkMode
 from core.states import State
+from recognition.identify import Status
 from store.stats import Stats, read_stats
 from web.app import DEPS, WebDeps
 from web.auth import bearer_matches
 
 # A recognition's status as the metric names its outcome.
-OUTCOMES = {"auto": "auto", "needs_review": "review", "waiting": "waiting", "confirmed": "picked"}
+OUTCOMES = {
+    Status.AUTO: "auto",
+    Status.NEEDS_REVIEW: "review",
+    Status.WAITING: "waiting",
+    Status.CONFIRMED: "picked",
+}
 
 
 def setup(app: web.Application) -> None:
@@ -84,7 +92,7 @@ class _Snapshot(Collector):
             "jellybit_library_files", "Files in the library, by how they were placed.",
             labels=["method"],
         )  # fmt: skip
-        for method in ("hardlink", "symlink", "copy"):
+        for method in get_args(LinkMode):
             links.add_metric([method], stats.links_by_method.get(method, 0))
         yield links
 

@@ -22,7 +22,7 @@ from core.magnet import parse_magnet
 from core.models import Download
 from core.reasons import Reason
 from recognition.candidates import MediaKind
-from recognition.identify import Release, identify_download, parse_release_of
+from recognition.identify import Release, Status, identify_download, parse_release_of
 from recognition.lookups import Lookup
 from recognition.parsing.files import extension
 from recognition.recognize import Recognized, RecognizedFile, TorrentFile
@@ -41,7 +41,7 @@ MAX_TEXTS = 4
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str  # auto | needs_review
+    status: Status  # AUTO or NEEDS_REVIEW
     reason: Reason
 
 
@@ -86,7 +86,7 @@ class Recognizer:
             language=self._settings.language,
         )
         recognized, chosen = found.recognized, found.chosen
-        status = "auto" if chosen is not None else "needs_review"
+        status = Status.AUTO if chosen is not None else Status.NEEDS_REVIEW
         recognition_id = await self._store.recognitions.save(
             download.id,
             kind=recognized.kind,
@@ -124,7 +124,7 @@ class Recognizer:
             title=recognized.title,
             year=recognized.year,
             season=recognized.season,
-            status="confirmed",
+            status=Status.CONFIRMED,
             reason=None,
             files=[_stored_file(f, source.files) for f in recognized.files if f.role != "skip"],
             candidates=[

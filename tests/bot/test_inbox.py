@@ -16,6 +16,7 @@ from core.models import NewDownload
 from core.reasons import reason
 from core.states import State
 from recognition.candidates import Candidate, Evidence
+from recognition.identify import Status
 from store.migrate import migrate
 from store.recognition import StoredCandidate
 from tests.bot.conftest import ALICE, SECRET, Door
@@ -194,7 +195,7 @@ async def test_a_review_the_library_asks_is_answered_on_the_card_not_by_a_pick(
         await store.downloads.create_download_if_no_active(made, [secrets.token_hex(20)])
     ).download
     await store.recognitions.save(
-        download.id, kind="movie", title="Dune", year=2021, season=None, status="auto",
+        download.id, kind="movie", title="Dune", year=2021, season=None, status=Status.AUTO,
         reason=reason("auto.year"), files=[], candidates=[a_candidate()],
     )  # fmt: skip
     for state in (State.DOWNLOADING, State.IMPORTING):

@@ -42,6 +42,7 @@ from core.reasons import reason
 from core.states import State
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON
 from recognition.candidates import Candidate
+from recognition.identify import Status
 from store import Store
 from store.recognition import StoredCandidate
 from tests.support.house import application
@@ -505,7 +506,7 @@ async def in_review(api: Api, name: str) -> tuple[Id, Id]:
         title=name,
         year=2024,
         season=None,
-        status="needs_review",
+        status=Status.NEEDS_REVIEW,
         reason=reason("review.ambiguous", count=1),
         files=[],
         candidates=[candidate],

@@ -12,6 +12,7 @@ from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 from core.reasons import reason
 from core.states import State
 from recognition.candidates import Candidate
+from recognition.identify import Status
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.hashes import v1, v2
@@ -77,7 +78,7 @@ async def test_the_review_page_leads_with_the_best_candidate(
 ) -> None:
     download = await new_download(store, "Dune.1080p.WEB-DL")
     await store.recognitions.save(
-        download.id, kind="movie", title="Dune", year=None, season=None, status="needs_review",
+        download.id, kind="movie", title="Dune", year=None, season=None, status=Status.NEEDS_REVIEW,
         reason=reason("review.ambiguous", count=2),
         files=[StoredFile("Dune.1080p.WEB-DL.mkv", "video", 1, None, (), None, ())],
         candidates=[

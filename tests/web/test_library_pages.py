@@ -10,6 +10,7 @@ from core.ids import Id, new_id
 from core.reasons import Reason
 from core.states import State
 from recognition.candidates import Candidate, Evidence, Season
+from recognition.identify import Status
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.web.conftest import (
@@ -56,7 +57,7 @@ async def held(
     record = chosen.candidate
     await store.recognitions.save(
         download.id, kind=record.kind, title=record.title, year=record.year, season=None,
-        status="auto", reason=Reason("picked"), files=files,
+        status=Status.AUTO, reason=Reason("picked"), files=files,
         candidates=[replace(chosen, id=new_id())],
     )  # fmt: skip
     title = await store.titles.adopt(download.id, record, folder)

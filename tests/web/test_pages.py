@@ -26,6 +26,7 @@ from core.models import Download
 from core.reasons import Reason, reason
 from core.states import State
 from recognition.candidates import Candidate, Evidence
+from recognition.identify import Status
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.hashes import v1, v2
@@ -90,7 +91,7 @@ async def candidates_for(store: Store, download: Download) -> list[StoredCandida
         title="Dune",
         year=None,
         season=None,
-        status="needs_review",
+        status=Status.NEEDS_REVIEW,
         reason=Reason("review.ambiguous", {"count": 2}),
         files=[StoredFile("Dune/Dune.mkv", "video", 4_000_000_000, None, (), None, ())],
         candidates=made,
@@ -491,7 +492,7 @@ async def test_the_review_page_says_which_words_the_title_does_not_explain(
     )
     await store.recognitions.save(
         download.id, kind="series", title="Avatar - The Last Airbender", year=None, season=None,
-        status="needs_review", reason=Reason("review.unsure", {"confidence": 0.6}),
+        status=Status.NEEDS_REVIEW, reason=Reason("review.unsure", {"confidence": 0.6}),
         files=[StoredFile("A/A.S01E01.mkv", "video", 10**9, 1, (1,), None, ())], candidates=[film],
     )  # fmt: skip
     text = await (await client.get(f"/review/{download.id}")).text()
@@ -707,7 +708,7 @@ async def test_the_card_says_why_a_title_was_taken(store: Store, client: Client)
         ),
     )
     await store.recognitions.save(
-        download.id, kind="movie", title="Dune", year=2021, season=None, status="auto",
+        download.id, kind="movie", title="Dune", year=2021, season=None, status=Status.AUTO,
         reason=Reason("auto.year", {"confidence": 0.98}),
         files=[StoredFile("Dune/Dune.mkv", "video", 4_000_000_000, None, (), None, ())],
         candidates=[chosen],

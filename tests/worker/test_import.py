@@ -14,6 +14,7 @@ from core.ids import new_id
 from core.models import Download
 from core.reasons import reason
 from core.states import State
+from recognition.identify import Status
 from tests.support.fake_qbittorrent import FakeQbittorrentServer
 from tests.support.house import Running, eventually, history, library_in, start_house
 from tests.support.jellyfin import FakeJellyfin
@@ -255,7 +256,7 @@ async def reconsider(running: Running, download: Download) -> None:
     recognition = await running.store.recognitions.current(download.id)
     assert recognition is not None
     await running.store.recognitions.set_status(
-        recognition.id, "waiting", reason("person.corrected")
+        recognition.id, Status.WAITING, reason("person.corrected")
     )
 
 

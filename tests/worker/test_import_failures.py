@@ -11,6 +11,7 @@ from core.ids import new_id
 from core.reasons import Reason
 from core.states import State
 from recognition.candidates import Candidate, Evidence
+from recognition.identify import Status
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.support.house import application
@@ -41,7 +42,7 @@ async def test_a_stored_id_that_is_not_a_number_fails_with_a_reason(
         ),
     )
     await store.recognitions.save(
-        download.id, kind="movie", title="Dune", year=2021, season=None, status="auto",
+        download.id, kind="movie", title="Dune", year=2021, season=None, status=Status.AUTO,
         reason=Reason("picked"),
         files=[StoredFile("Dune/Dune.mkv", "video", 4_000_000, None, (), None, ())],
         candidates=[picked],

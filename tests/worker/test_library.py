@@ -15,6 +15,7 @@ from core.models import Download
 from core.reasons import Reason, reason
 from core.states import State
 from recognition.candidates import Candidate, Evidence, Season
+from recognition.identify import Status
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.support.house import application
@@ -87,7 +88,7 @@ class Library:
         await self.store.recognitions.save(
             download.id, kind=candidate.candidate.kind, title=candidate.candidate.title,
             year=candidate.candidate.year,
-            season=None, status="auto", reason=Reason("picked"), files=stored,
+            season=None, status=Status.AUTO, reason=Reason("picked"), files=stored,
             candidates=[replace(candidate, id=new_id())],
         )  # fmt: skip
         return await self.lay_out(download)
