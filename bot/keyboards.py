@@ -1,6 +1,7 @@
 """Inline keyboards of the bot's messages about a download."""
 
 from collections.abc import Sequence
+from typing import Final, Literal
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -10,25 +11,39 @@ from common.i18n import Texts
 from core import clock
 from core.ids import Id
 from core.models import Download
-from core.states import ACTIVE, RETRYABLE, State
+from core.reasons import N_
+from core.states import State
+
+PICK: Final = "pick"  # the review page: a link, not a callback
+Button = Action | Literal["pick"]
+# The buttons after Open in each state (bot/handlers/buttons.py ``_fits`` accepts
+# exactly these actions in it; Download again goes under them when the files are gone).
+BUTTONS: dict[State, tuple[Button, ...]] = {
+    State.ACCEPTED: (Action.CANCEL,),
+    State.DOWNLOADING: (Action.CANCEL,),
+    State.STUCK: (Action.RETRY, Action.CANCEL),
+    State.REVIEW: (PICK, Action.CANCEL),
+    State.IMPORTING: (Action.CANCEL,),
+    State.DONE: (Action.RELINK,),
+    State.FAILED: (Action.RETRY,),
+    State.REMOVED: (Action.RETRY,),
+}
+_LABELS = {Action.RETRY: N_("Retry"), Action.RELINK: N_("Relink"), Action.CANCEL: N_("Cancel")}
 
 
 def download_keyboard(
     tx: Texts, links: Links, download: Download, user_id: int
 ) -> InlineKeyboardMarkup:
-    """Open (the card), plus what fits the state: Pick, Retry, Cancel or Relink."""
+    """Open (the card), plus what fits the state (``BUTTONS``)."""
     now = clock.now_ms() // 1000
     row = [
         InlineKeyboardButton(text=tx.plain("Open"), url=links.download(download.id, user_id, now))
     ]
-    if download.state == State.REVIEW:
-        row.append(_title_button(tx, links, download, user_id, tx.plain("Pick")))
-    if download.state in RETRYABLE:
-        row.append(_action(tx.plain("Retry"), Action.RETRY, download))
-    elif download.state == State.DONE:
-        row.append(_action(tx.plain("Relink"), Action.RELINK, download))
-    if download.state in ACTIVE:
-        row.append(_action(tx.plain("Cancel"), Action.CANCEL, download))
+    for button in BUTTONS[download.state]:
+        if isinstance(button, Action):
+            row.append(_action(tx.plain(_LABELS[button]), button, download))
+        else:
+            row.append(_title_button(tx, links, download, user_id, tx.plain("Pick")))
     if not download.files_gone():
         return InlineKeyboardMarkup(inline_keyboard=[row])
     # Its files are gone: downloading them again brings them back; Retry stays for a

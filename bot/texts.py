@@ -2,7 +2,7 @@
 
 import html
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from common.explain import reason_text
 from common.formatting import duration_text, progress_text, size_text
@@ -15,18 +15,6 @@ from core.reasons import N_, Reason
 from core.states import State
 
 BAR_CELLS = 10
-
-_STATE_ICON = {
-    State.ACCEPTED: "✅",
-    State.DOWNLOADING: "⬇️",
-    State.STUCK: "⚠️",
-    State.REVIEW: "🤔",
-    State.IMPORTING: "📦",
-    State.DONE: "🎬",
-    State.FAILED: "❌",
-    State.REMOVED: "🗑",
-}
-
 
 NAME_CHARS = 200  # of a torrent's name in a message (the card shows it whole)
 MESSAGE_CHARS = 4096
@@ -67,37 +55,28 @@ def progress_bar(progress: float) -> str:
 
 def status_text(tx: Texts, download: Download) -> str:
     """The status message of a download: what happened, what happens next."""
-    icon = _STATE_ICON[download.state]
-    name = display_name(download)
-    head = f"{icon} <b>{html.escape(name, quote=False)}</b>"
-    if download.state == State.ACCEPTED and download.error is not None:
-        return head + "\n⏳ " + _why(tx, download)  # qBittorrent is not answering yet
-    if download.state == State.ACCEPTED:
-        return (
-            head
-            + "\n"
-            + tx("Accepted. Sending it to qBittorrent, I will tell you when it is ready.")
-        )
-    if download.state in (State.DOWNLOADING, State.STUCK):
-        return (
-            head
-            + "\n"
-            + _progress_line(tx, download)
-            + _short_of_space(tx, download)
-            + _trouble(tx, download)
-            + _not_started(tx, download)
-        )
-    if download.state == State.REVIEW:
-        return head + "\n" + tx("Downloaded. Waiting for you to pick the title.")
-    if download.state == State.IMPORTING:
-        return head + "\n" + tx("Downloaded. Putting it into the library…")
-    if download.state == State.DONE:
-        return head + "\n" + tx("Done: it is in the library.")
+    icon, lines = STATUS[download.state]
+    head = f"{icon} <b>{html.escape(display_name(download), quote=False)}</b>"
+    return head + "\n" + lines(tx, download)
+
+
+def _accepted(tx: Texts, download: Download) -> str:
+    if download.error is not None:
+        return "⏳ " + _why(tx, download)  # qBittorrent is not answering yet
+    return tx("Accepted. Sending it to qBittorrent, I will tell you when it is ready.")
+
+
+def _transferring(tx: Texts, download: Download) -> str:
     return (
-        head
-        + "\n"
-        + tx("{state}: {reason}", state=state_label(tx, download.state), reason=_why(tx, download))
+        _progress_line(tx, download)
+        + _short_of_space(tx, download)
+        + _trouble(tx, download)
+        + _not_started(tx, download)
     )
+
+
+def _state_and_reason(tx: Texts, download: Download) -> str:
+    return tx("{state}: {reason}", state=state_label(tx, download.state), reason=_why(tx, download))
 
 
 def _progress_line(tx: Texts, download: Download) -> str:
@@ -158,6 +137,19 @@ def _not_started(tx: Texts, download: Download) -> str:
 
 def _why(tx: Texts, download: Download) -> str:
     return shorten(reason_text(tx, download.error), REASON_CHARS) or "—"
+
+
+# The status message in each state: the icon before the name, the lines under it.
+STATUS: dict[State, tuple[str, Callable[[Texts, Download], str]]] = {
+    State.ACCEPTED: ("✅", _accepted),
+    State.DOWNLOADING: ("⬇️", _transferring),
+    State.STUCK: ("⚠️", _transferring),  # the bar, and why it is stuck
+    State.REVIEW: ("🤔", lambda tx, _: tx("Downloaded. Waiting for you to pick the title.")),
+    State.IMPORTING: ("📦", lambda tx, _: tx("Downloaded. Putting it into the library…")),
+    State.DONE: ("🎬", lambda tx, _: tx("Done: it is in the library.")),
+    State.FAILED: ("❌", _state_and_reason),
+    State.REMOVED: ("🗑", _state_and_reason),
+}
 
 
 def duplicate_text(tx: Texts, download: Download) -> str:
@@ -288,28 +280,27 @@ def list_text(
     return "\n".join(lines)
 
 
+# The first line of ``outcome_text``, in the states a message shows that way.
+OUTCOME_HEAD: dict[State, str] = {
+    State.REVIEW: N_("🤔 Downloaded: {name}"),
+    State.DONE: N_("🎬 Done: {name}"),
+    State.FAILED: N_("❌ Failed: {name}"),
+    State.REMOVED: N_("🗑 Removed: {name}"),
+}
+
+
 def outcome_text(tx: Texts, download: Download, why: Reason | None) -> str:
     """A download that is done, failed, removed or waits for the person, in two lines:
     what happened to it, and why (``why``: the reason of its move into that state)."""
-    name = display_name(download)
+    head = tx(OUTCOME_HEAD[download.state], name=display_name(download))
     reason = shorten(reason_text(tx, why), REASON_CHARS)
-    state = download.state
-    if state == State.REVIEW and why is not None and not why.code.startswith("review."):
+    if download.state == State.REVIEW and why is not None and not why.code.startswith("review."):
         # Not which title it is, but what to do with its files (open the card).
-        return tx("🤔 Downloaded: {name}", name=name) + "\n" + html.escape(reason, quote=False)
-    if state == State.REVIEW:
-        return (
-            tx("🤔 Downloaded: {name}", name=name)
-            + "\n"
-            + tx("I am not sure what it is: pick the title.")
-        )
-    if state == State.DONE:
-        return tx("🎬 Done: {name}", name=name) + "\n" + html.escape(reason, quote=False)
-    head = (
-        tx("🗑 Removed: {name}", name=name)
-        if state == State.REMOVED
-        else (tx("❌ Failed: {name}", name=name))
-    )
+        return head + "\n" + html.escape(reason, quote=False)
+    if download.state == State.REVIEW:
+        return head + "\n" + tx("I am not sure what it is: pick the title.")
+    if download.state == State.DONE:
+        return head + "\n" + html.escape(reason, quote=False)
     return head + "\n" + tx("Reason: {reason}", reason=reason)
 
 

@@ -17,6 +17,7 @@ from typing import Literal
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
+from core.reasons import N_
 from core.states import State
 
 Language = Literal["ru", "en"]
@@ -87,15 +88,19 @@ def _load(language: Language) -> gettext.NullTranslations:
     return gettext.GNUTranslations(compiled)
 
 
+# The states as people read them, shared by the bot and the pages (the Russian in
+# the catalogue).
+STATE_LABELS: dict[State, str] = {
+    State.ACCEPTED: N_("accepted"),
+    State.DOWNLOADING: N_("downloading"),
+    State.STUCK: N_("stuck"),
+    State.REVIEW: N_("needs review"),
+    State.IMPORTING: N_("importing"),
+    State.DONE: N_("done"),
+    State.FAILED: N_("failed"),
+    State.REMOVED: N_("removed"),
+}
+
+
 def state_labels(tx: Texts) -> dict[State, str]:
-    """The states as people read them: shared by the bot and the pages."""
-    return {
-        State.ACCEPTED: tx.plain("accepted"),
-        State.DOWNLOADING: tx.plain("downloading"),
-        State.STUCK: tx.plain("stuck"),
-        State.REVIEW: tx.plain("needs review"),
-        State.IMPORTING: tx.plain("importing"),
-        State.DONE: tx.plain("done"),
-        State.FAILED: tx.plain("failed"),
-        State.REMOVED: tx.plain("removed"),
-    }
+    return {state: tx.plain(label) for state, label in STATE_LABELS.items()}

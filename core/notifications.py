@@ -6,11 +6,15 @@ cancel) are not announced again; background changes are.
 
 from core.states import State
 
-# State reached in the background -> the notification's kind.
-ANNOUNCED: dict[State, str] = {
-    State.REVIEW: "review",
-    State.DONE: "done",
+# State reached in the background -> the notification's kind; None: not announced,
+# the download's message shows it by an edit.
+ANNOUNCED: dict[State, str | None] = {
+    State.ACCEPTED: None,
+    State.DOWNLOADING: None,
     State.STUCK: "stuck",
+    State.REVIEW: "review",
+    State.IMPORTING: None,
+    State.DONE: "done",
     State.FAILED: "failed",
     State.REMOVED: "removed",
 }

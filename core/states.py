@@ -2,11 +2,13 @@
 
 ``MOVES`` is the whole state machine: every change of a download's state in
 the store goes through ``store.transitions.move``, which refuses a move that is
-not here (docs/architecture.md).
+not here (docs/architecture.md). Every table keyed by ``State`` here and in the
+front doors has a row for every state: tests/core/test_state_totality.py.
 """
 
 from collections.abc import Mapping
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class State(StrEnum):
@@ -20,13 +22,30 @@ class State(StrEnum):
     REMOVED = "removed"
 
 
-TERMINAL: frozenset[State] = frozenset({State.DONE, State.FAILED, State.REMOVED})
-ACTIVE: frozenset[State] = frozenset(State) - TERMINAL
-# A person may try these again (Retry).
-RETRYABLE: frozenset[State] = frozenset({State.FAILED, State.STUCK, State.REMOVED})
-# States whose reason is kept on the download (``download.error``): why it is not
-# going forward.
-TROUBLE: frozenset[State] = frozenset({State.STUCK, State.FAILED, State.REMOVED})
+class Traits(NamedTuple):
+    """What a state is, decided for every state (``TRAITS``); the sets below are
+    read from it."""
+
+    terminal: bool  # goes nowhere by itself; the others are active (one per hash)
+    retryable: bool  # a person may try it again (Retry)
+    trouble: bool  # its reason is kept (``download.error``): why it is not going forward
+
+
+TRAITS: Mapping[State, Traits] = {
+    State.ACCEPTED: Traits(terminal=False, retryable=False, trouble=False),
+    State.DOWNLOADING: Traits(terminal=False, retryable=False, trouble=False),
+    State.STUCK: Traits(terminal=False, retryable=True, trouble=True),
+    State.REVIEW: Traits(terminal=False, retryable=False, trouble=False),
+    State.IMPORTING: Traits(terminal=False, retryable=False, trouble=False),
+    State.DONE: Traits(terminal=True, retryable=False, trouble=False),
+    State.FAILED: Traits(terminal=True, retryable=True, trouble=True),
+    State.REMOVED: Traits(terminal=True, retryable=True, trouble=True),
+}
+
+TERMINAL: frozenset[State] = frozenset(s for s, traits in TRAITS.items() if traits.terminal)
+ACTIVE: frozenset[State] = frozenset(s for s, traits in TRAITS.items() if not traits.terminal)
+RETRYABLE: frozenset[State] = frozenset(s for s, traits in TRAITS.items() if traits.retryable)
+TROUBLE: frozenset[State] = frozenset(s for s, traits in TRAITS.items() if traits.trouble)
 
 MOVES: Mapping[State, frozenset[State]] = {
     # seen in qBittorrent, an error there, complete at once, refused, cancelled
