@@ -1,7 +1,18 @@
 """Recognition of one download: what it is and what each of its files is for.
 
 ``recognize`` puts the readers of ``recognition.parsing`` together with the hints and
-overrides of a download. Everything here is pure. A guessit call is CPU-bound (tens
+overrides of a download. The torrent name is the base; each video's own path gives
+its season and episodes (a file's numbers win over the torrent's); subtitles go with
+a video of the same stem (or the only video, or the one with the same part or
+episode).
+
+Precedence per field, weakest first: torrent name, file path, hints (in order, the
+latest that says something about a field wins), overrides (``kind``, ``title``,
+``year``, ``season``, ``episode_offset``; a bad value raises ``InvalidInputError``).
+``episode_offset`` is added to every episode number. The metadata's kind (a
+miniseries whose files are "Part 1…N") is weaker than a person's. The magnet's ``dn``,
+when it names the same title, fills in what the torrent's name lacks (the year, the
+season, a country tag). Everything here is pure. A guessit call is CPU-bound (tens
 of milliseconds), so callers run ``recognize`` off the event loop (jellybit uses a
 worker process); most files of a season are read without guessit (``parse_file``).
 """
@@ -95,20 +106,10 @@ def recognize(
     kind: MediaKind | None = None,
     dn: str | None = None,
 ) -> Recognized:
-    """The torrent name is the base; each video's own path gives its season and
-    episodes (a file's numbers win over the torrent's); subtitles go with a video
-    of the same stem (or the only video, or the one with the same part or episode).
-
-    Precedence per field, weakest first: torrent name, file path, hints (in order,
-    the latest that says something about a field wins), overrides (``kind``,
-    ``title``, ``year``, ``season``, ``episode_offset``; a bad value raises
-    ``InvalidInputError``). ``episode_offset`` is added to every episode number.
-    ``texts`` are small text files of the torrent (``.nfo``) and the magnet's
-    ``dn``: only their ids are read. ``kind`` is what the metadata settled on
-    (a miniseries whose files are "Part 1…N"); a person's kind still wins. ``dn``
-    is the magnet's name: when it names the same title, it fills in what the
-    torrent's name lacks (the year, the season, a country tag).
-    """
+    """What the release is and what each file is for (the precedence of what says
+    so is in the module's docstring). ``texts``: small text files of the torrent
+    (``.nfo``), read for ids only; ``kind``: what the metadata settled on; ``dn``:
+    the magnet's name."""
     fixed = read_overrides(overrides)
     hint = _merge_hints(parse_hint(text) for text in hints)
     roles = classify_files(files)
@@ -121,16 +122,11 @@ def recognize(
     parses = {path: parse_file(path, kind=as_kind) for path in videos}
     names = _names(base, parses[videos[0]] if videos else None, hint, fixed, found_kind)
     read = _Read(found_kind, base, hint, fixed, parses, single=len(videos) == 1)
-    season = names.season
-    if found_kind == "series" and season is None:
-        # "Some Show/Some.Show.S01E01.mkv …": the season every file agrees on.
-        seasons = {numbers[0] for numbers in read.natural.values() if numbers is not None}
-        season = seasons.pop() if len(seasons) == 1 else None
     return Recognized(
         found_kind,
         names.title,
         names.year,
-        season,
+        names.season if names.season is not None else read.season_agreed(),
         _files(roles, read, torrent_name),
         names.alt_title,
         country=hint.country or (None if names.from_hint else base.country),
@@ -212,6 +208,13 @@ class _Read:
     fixed: Overrides
     parses: Mapping[str, Parsed]
     single: bool
+
+    def season_agreed(self) -> int | None:
+        """ "Some Show/Some.Show.S01E01.mkv …": the season every file agrees on."""
+        if self.kind != "series":
+            return None
+        seasons = {numbers[0] for numbers in self.natural.values() if numbers is not None}
+        return seasons.pop() if len(seasons) == 1 else None
 
     @property
     def natural(self) -> dict[str, tuple[int | None, tuple[int, ...]] | None]:
