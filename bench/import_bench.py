@@ -88,7 +88,7 @@ async def run(qbt: QbtInstance, seeder: QbtInstance, tmp: Path, baseline: float)
         made = make_torrent(content, "v1")
         seed(seeder, made)
         result = await engine.cases.ingest.magnet(
-            magnet_for(made, peer=seeder_peer(seeder)), source="api"
+            magnet_for(made, peer=seeder_peer(seeder)), origin="api"
         )
         assert isinstance(result, Created)
         download_id = result.download.id
@@ -110,7 +110,7 @@ async def run(qbt: QbtInstance, seeder: QbtInstance, tmp: Path, baseline: float)
             seed(seeder, made)
             before = len(tmdb.calls)
             added = await engine.cases.ingest.magnet(
-                magnet_for(made, peer=seeder_peer(seeder)), source="api"
+                magnet_for(made, peer=seeder_peer(seeder)), origin="api"
             )
             assert isinstance(added, Created)
             await settle(store, added.download.id, ENDED)

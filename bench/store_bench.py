@@ -51,7 +51,7 @@ def seed(path: Path, count: int) -> list[tuple[str, str]]:
 async def guarded_creates(store: Store, count: int) -> float:
     started = clock.monotonic()
     for i in range(count):
-        new = NewDownload(name=f"Bench.{i}", source="api", source_ref="")
+        new = NewDownload(name=f"Bench.{i}", origin="api", source_ref="")
         await store.downloads.create_download_if_no_active(new, [secrets.token_hex(20)])
     return count / (clock.monotonic() - started)
 

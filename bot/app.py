@@ -37,7 +37,7 @@ from bot.status import StatusUpdater
 from bot.views import Views
 from common.i18n import I18n
 from common.logs import external_call, get_logger
-from core.config import TelegramSettings
+from core.config import Settings, TelegramSettings
 from store import Store
 from worker.engine import UseCases
 from worker.pacing import Loop, sleep_until
@@ -71,20 +71,20 @@ class TelegramFrontDoor:
     notifier: Notifier
     inbox: UpdateInbox
     settings: TelegramSettings
+    public_url: str  # the webhook's base
+    web_secret: bytes  # the webhook's secret is derived from it
 
     @classmethod
     def build(
-        cls,
-        settings: TelegramSettings,
-        store: Store,
-        cases: UseCases,
-        i18n: I18n,
-        links: Links,
-        bot: Bot | None = None,
-        posters: str = "",
+        cls, settings: Settings, store: Store, cases: UseCases, i18n: I18n, web_secret: bytes
     ) -> "TelegramFrontDoor":
-        """``posters``: TMDB's image host when TMDB is the metadata provider."""
-        bot = bot or make_bot(settings)
+        """``web_secret`` signs the links to the pages and derives the webhook's secret."""
+        search = cases.titles.enabled  # TMDB is the provider: titles, and their posters
+        public_url = settings.web.public_url
+        links = Links(public_url, web_secret, search=search)
+        posters = settings.metadata.tmdb_images if search else ""
+        telegram = settings.telegram
+        bot = make_bot(telegram)
         views = Views(bot, store, links, i18n, posters)
         dispatcher = Dispatcher(
             store=store,
@@ -94,10 +94,10 @@ class TelegramFrontDoor:
             links=links,
             views=views,
         )
-        dispatcher.update.outer_middleware(AccessMiddleware(settings.allowed_users))
+        dispatcher.update.outer_middleware(AccessMiddleware(telegram.allowed_users))
         dispatcher.update.outer_middleware(LanguageMiddleware(i18n, store))
         dispatcher.include_routers(*routers())
-        notifier = Notifier(store, views, settings.allowed_users)
+        notifier = Notifier(store, views, telegram.allowed_users)
         return cls(
             bot=bot,
             dispatcher=dispatcher,
@@ -105,26 +105,27 @@ class TelegramFrontDoor:
             status=StatusUpdater(store, views),
             notifier=notifier,
             inbox=UpdateInbox(
-                bot, dispatcher, store, settings.allowed_users, i18n, notifier.wake.set
+                bot, dispatcher, store, telegram.allowed_users, i18n, notifier.wake.set
             ),
-            settings=settings,
+            settings=telegram,
+            public_url=public_url,
+            web_secret=web_secret,
         )
 
     @property
     def loops(self) -> tuple[Loop, ...]:
         return (self.inbox.loop, self.notifier.loop, self.status.loop)
 
-    def mount_webhook(self, app: web.Application, web_secret: bytes) -> None:
+    def mount_webhook(self, app: web.Application) -> None:
         """Telegram posts updates to ``WEBHOOK_PATH``; a wrong secret header is refused.
         The 200 is answered once the update is stored in the inbox."""
-        app.router.add_post(WEBHOOK_PATH, self.inbox.webhook(webhook_secret(web_secret)))
+        app.router.add_post(WEBHOOK_PATH, self.inbox.webhook(webhook_secret(self.web_secret)))
 
-    def parts(self, *, public_url: str, web_secret: bytes) -> list[Part]:
+    def parts(self) -> list[Part]:
         """What runs in the background, for the supervisor: the receiver (polling, or
         setting the webhook), the inbox, the outbox and the status updater."""
-        receiver = functools.partial(self._receive, public_url=public_url, web_secret=web_secret)
         return [
-            Part("telegram", receiver),
+            Part("telegram", self._receive),
             Part("inbox", self.inbox.run),
             Part("outbox", self.notifier.run),
             Part("status", self.status.run),
@@ -133,10 +134,10 @@ class TelegramFrontDoor:
     async def close(self) -> None:
         await self.bot.session.close()
 
-    async def _receive(self, stop: asyncio.Event, *, public_url: str, web_secret: bytes) -> None:
+    async def _receive(self, stop: asyncio.Event) -> None:
         if self.settings.mode == "webhook":
-            url = public_url.rstrip("/") + WEBHOOK_PATH
-            secret = webhook_secret(web_secret)
+            url = self.public_url.rstrip("/") + WEBHOOK_PATH
+            secret = webhook_secret(self.web_secret)
             set_webhook = functools.partial(
                 self.bot.set_webhook, url, secret_token=secret, allowed_updates=[*ALLOWED_UPDATES]
             )

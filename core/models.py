@@ -19,7 +19,8 @@ class Infohash:
     kind: Kind
 
 
-Source = Literal["telegram", "api", "adopted"]  # where a download came from
+# Where a download came from (the database column is ``download.source``).
+Origin = Literal["telegram", "api", "adopted"]
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class NewDownload:
     """What ingest and adopt know about a download before it exists."""
 
     name: str
-    source: Source
+    origin: Origin
     source_ref: str  # the magnet as received; for an adopted torrent one built from its full hashes
     state: State = State.ACCEPTED
     chat_id: int | None = None
@@ -38,7 +39,7 @@ class Download:
     id: Id
     name: str
     state: State
-    source: str
+    origin: str  # an ``Origin``, as stored (column ``source``)
     source_ref: str
     chat_id: int | None
     message_id: int | None

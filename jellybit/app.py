@@ -14,7 +14,6 @@ from typing import NoReturn
 from aiohttp import web
 
 from bot.app import TelegramFrontDoor, warm_up_models
-from bot.links import Links
 from common.i18n import I18n
 from common.logs import get_logger
 from core.config import Settings
@@ -137,24 +136,15 @@ async def build_application(settings: Settings, *, tuning: Tuning = Tuning()) ->
     """Every part of jellybit from ``settings``; the database is already migrated."""
     store = await Store.open(settings.database_path)
     secret = web_secret(settings)
-    metadata = settings.metadata
     engine = Engine.build(
         store,
-        settings.qbittorrent,
-        library=settings.library,
-        metadata=metadata,
-        jellyfin=settings.jellyfin,
+        settings,
         full_resync_every=tuning.full_resync_every,
         outage_notice=tuning.outage_notice,
     )
     i18n = I18n(settings.general.language)
-    public_url = settings.web.public_url
-    tmdb = metadata.provider == "tmdb" and bool(metadata.tmdb_api_key)
-    telegram = TelegramFrontDoor.build(
-        settings.telegram, store, engine.cases, i18n, Links(public_url, secret, search=tmdb),
-        posters=metadata.tmdb_images if tmdb else "",
-    )  # fmt: skip
-    parts = [*engine.parts(), *telegram.parts(public_url=public_url, web_secret=secret)]
+    telegram = TelegramFrontDoor.build(settings, store, engine.cases, i18n, secret)
+    parts = [*engine.parts(), *telegram.parts()]
     supervisor = Supervisor([tuning.wrap_part(part) for part in parts])
     deps = WebDeps(
         store=store,
@@ -168,7 +158,7 @@ async def build_application(settings: Settings, *, tuning: Tuning = Tuning()) ->
     )
     app = build_web_app(deps, pages.setup, api.setup, metrics.setup, *tuning.web_parts)
     if settings.telegram.mode == "webhook":
-        telegram.mount_webhook(app, secret)
+        telegram.mount_webhook(app)
     return Application(settings, store, engine, telegram, app, supervisor, secret)
 
 

@@ -13,7 +13,7 @@ from store.rows import Queryable, fetch_all, fetch_one, json_list
 ACTIVE_JSON = json_list(sorted(ACTIVE))
 
 DOWNLOAD_COLUMNS = """
-    id, name, state, source, source_ref, chat_id, message_id, save_path, content_path,
+    id, name, state, source AS origin, source_ref, chat_id, message_id, save_path, content_path,
     total_size, progress, error, source_added_at, completed_at, created_at, updated_at,
     qbt_state, download_speed, eta, progress_at, add_attempts, next_add_at, free_space
 """

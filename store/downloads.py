@@ -103,7 +103,7 @@ class Downloads:
                 await _add_hashes_if_free(conn, download_id, wanted)
                 return CreateResult(await load_download(conn, download_id), created=False)
             created = await _insert_download(conn, new, wanted)
-            if new.source == "adopted":
+            if new.origin == "adopted":
                 await enqueue(conn, created.id, ADOPTED)
             if torrent_file is not None:
                 await conn.execute(
@@ -309,7 +309,7 @@ async def _insert_download(
             "id": download_id,
             "name": new.name,
             "state": new.state,
-            "source": new.source,
+            "source": new.origin,
             "source_ref": new.source_ref,
             "chat_id": new.chat_id,
             "now": now,
@@ -324,13 +324,13 @@ async def _insert_download(
         ],
     )
     await transitions.record_transition(
-        conn, download_id, None, new.state, reason(f"created.{new.source}")
+        conn, download_id, None, new.state, reason(f"created.{new.origin}")
     )
     return Download(
         id=download_id,
         name=new.name,
         state=new.state,
-        source=new.source,
+        origin=new.origin,
         source_ref=new.source_ref,
         chat_id=new.chat_id,
         message_id=None,

@@ -129,8 +129,7 @@ async def _api_middleware(request: web.Request, handler: Handler) -> web.StreamR
 
 def _authorize(request: web.Request) -> None:
     """Raise unless the request carries the configured bearer token."""
-    deps = request.config_dict.get(DEPS)
-    token = deps.settings.web.api_token if deps is not None else ""
+    token = request.config_dict[DEPS].settings.web.api_token
     if not token:
         raise _error(404, "api_disabled", "the API is disabled (web.api_token is empty)")
     if not bearer_matches(request, token):
@@ -153,7 +152,7 @@ _STATUSES: Final[tuple[tuple[type[AppError], int], ...]] = (
 def _app_error(error: AppError) -> ApiError:
     message = str(error) or error.code
     if isinstance(error, InfohashTakenError):
-        conflict = wire.ConflictError(
+        conflict = wire.ConflictBody(
             code="infohash_taken",
             message=message,
             owner_id=Id(error.owner_id),
@@ -180,10 +179,7 @@ def _http_error(error: web.HTTPException) -> ApiError:
 
 
 def _deps(request: web.Request) -> WebDeps:
-    deps = request.config_dict.get(DEPS)
-    if deps is None:  # _authorize let it through: only when the app is built without deps
-        raise _error(404, "api_disabled", "the API is disabled")
-    return deps
+    return request.config_dict[DEPS]
 
 
 # --- input --------------------------------------------------------------------------
@@ -304,7 +300,7 @@ _RESULTS: dict[type, Literal["created", "duplicate", "in_library"]] = {
 def _ingest_response(result: IngestResult) -> web.Response:
     if isinstance(result, Rejected):
         why = result.reason.english()
-        raise ApiError(422, wire.RejectedError(code="rejected", message=why, reason=why))
+        raise ApiError(422, wire.RejectedBody(code="rejected", message=why, reason=why))
     body = wire.CreateResult(
         result=_RESULTS[type(result)],
         download=wire.Download.of(result.download),
@@ -389,13 +385,13 @@ async def _create_download(request: web.Request) -> web.Response:
     ingest = _deps(request).cases.ingest
     if request.content_type == MULTIPART_TYPE:
         data = await _torrent_upload(request)
-        return _ingest_response(await ingest.torrent_file(data, source="api"))
+        return _ingest_response(await ingest.torrent_file(data, origin="api"))
     if request.content_type != JSON_TYPE:
         raise _invalid(
             f"send {JSON_TYPE} with a magnet, or {MULTIPART_TYPE} with a torrent file part"
         )
     body = await _json_body(request, wire.MagnetBody)
-    return _ingest_response(await ingest.magnet(body.magnet, source="api"))
+    return _ingest_response(await ingest.magnet(body.magnet, origin="api"))
 
 
 async def _retry(request: web.Request) -> web.Response:
@@ -485,13 +481,13 @@ _CONFLICT = _refused(
     " or the action does not apply to the download's state (not_recognized: a title"
     " is picked before the download was recognized)",
     ["infohash_taken", "invalid_transition", "not_recognized"],
-    wire.ConflictError,
+    wire.ConflictBody,
 )
 _REJECTED = _refused(
     "nothing to download: the magnet or .torrent is not valid (reason), or"
     " qBittorrent refused it (download is the failed download)",
     ["rejected"],
-    wire.RejectedError,
+    wire.RejectedBody,
 )
 _QBT_REFUSED = _refused("qBittorrent refused", ["rejected"])
 _QBT_AUTH = _refused("qBittorrent refused the credentials", ["auth_failed", "external"])

@@ -24,9 +24,9 @@ class WebDeps:
     i18n: I18n
     settings: Settings
     secret: bytes  # signs bot links, sessions and CSRF tokens
-    last_poll_age: Callable[[], float | None] = lambda: None  # seconds since qBittorrent answered
-    loops: tuple[Loop, ...] = ()  # the background loops, for /healthz
-    parts: Callable[[], list[PartHealth]] = list  # the supervisor's view of each part
+    last_poll_age: Callable[[], float | None]  # seconds since qBittorrent answered
+    loops: tuple[Loop, ...]  # the background loops, for /healthz
+    parts: Callable[[], list[PartHealth]]  # the supervisor's view of each part
 
 
 DEPS = web.AppKey("deps", WebDeps)
@@ -34,9 +34,7 @@ Setup = Callable[[web.Application], None]
 
 
 async def healthz(request: web.Request) -> web.Response:
-    deps = request.app.get(DEPS)
-    if deps is None:
-        return web.json_response({"ok": True})
+    deps = request.app[DEPS]
     try:
         await deps.store.downloads.list_downloads(limit=1)
         database = True
@@ -67,12 +65,11 @@ async def healthz(request: web.Request) -> web.Response:
     return web.json_response(body, status=200 if ok else 503)
 
 
-def build_web_app(deps: WebDeps | None = None, *parts: Setup) -> web.Application:
+def build_web_app(deps: WebDeps, *parts: Setup) -> web.Application:
     """The root application; ``parts`` add the pages and the API (web/pages.py,
-    web/api.py) when they exist."""
+    web/api.py)."""
     app = web.Application(client_max_size=12 * 1024 * 1024)  # .torrent uploads: 10 MiB
-    if deps is not None:
-        app[DEPS] = deps
+    app[DEPS] = deps
     app.router.add_get("/healthz", healthz)
     for part in parts:
         part(app)

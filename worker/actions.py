@@ -46,21 +46,22 @@ class RetryResult:
 class Actions:
     def __init__(
         self,
+        *,
         store: Store,
-        qbt: QbtClient,
-        adder: TorrentAdder,
-        poller: Poller,
-        wake_importer: Callable[[], None],
-        tmdb: TmdbClient | None = None,
-        remove_links: Callable[[Id], Awaitable[int]] | None = None,
+        qbittorrent: QbtClient,  # revives a stuck torrent, deletes one
+        adder: TorrentAdder,  # adds a torrent again (retry, download again)
+        poller: Poller,  # the torrent as qBittorrent has it now; follows it at once
+        wake_importer: Callable[[], None],  # a download is to be laid out (again)
+        tmdb: TmdbClient | None,  # a found title's details; None: no TMDB key
+        remove_links: Callable[[Id], Awaitable[int]],  # the importer's: undo a download's links
     ) -> None:
-        self._remove_links = remove_links
         self._store = store
-        self._tmdb = tmdb
-        self._qbt = qbt
+        self._qbt = qbittorrent
         self._adder = adder
         self._poller = poller
         self._wake_importer = wake_importer
+        self._tmdb = tmdb
+        self._remove_links = remove_links
 
     async def retry(self, download_id: Id) -> RetryResult:
         """failed/stuck/removed -> accepted (guarded), then into qBittorrent.
@@ -259,7 +260,7 @@ class Actions:
         want): only files that are still the ones it made; the torrent and its files
         in qBittorrent stay. Relink puts them back. How many were removed."""
         download = await self._store.downloads.get_download(download_id)
-        if download.state != State.DONE or self._remove_links is None:
+        if download.state != State.DONE:
             raise InvalidTransitionError(download.id, download.state, State.DONE)
         removed = await self._remove_links(download.id)
         for_download(download.id).info("download.removed_from_library", links=removed)

@@ -10,7 +10,6 @@ A retry adds by itself (``add``), waited for by the person's action.
 """
 
 import asyncio
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
@@ -27,6 +26,7 @@ from core.states import State
 from store import Store
 from store.transitions import ADD_GRACE
 from worker.pacing import Loop
+from worker.poller import Poller
 from worker.qbt import SYSTEM, QbtClient
 
 MAX_BACKOFF = 300.0
@@ -46,24 +46,38 @@ def backoff_seconds(attempts: int) -> float:
     return min(5.0 * float(2 ** min(attempts, 10)), MAX_BACKOFF)
 
 
-class TorrentAdder:
-    def __init__(self, store: Store, qbt: QbtClient) -> None:
-        self._store = store
-        self._qbt = qbt
-        self.wake = asyncio.Event()
-        # Whether the poller already sees a torrent with these hashes (set by the
-        # engine): such a download is the poller's to move, not to add again; and
-        # how to have the poller follow every torrent on its next tick (a complete
-        # torrent sits unchanged, so a partial update would never bring it up).
-        self.present: Callable[[tuple[str, ...]], bool] = lambda hashes: False
-        self.follow_present: Callable[[], None] = lambda: None
-        self.loop = Loop("adder", self.tick, interval=TICK, wake=self.wake)
-        self._in_flight: dict[Id, asyncio.Future[AddResult]] = {}
-        self._back = False  # qBittorrent answers again: what waits for it goes now
+class AdderWake:
+    """How the others wake the adder: a download is due (ingest), or qBittorrent
+    answers again (the poller) and what waits for it goes now too. Made before the
+    poller and the adder, so that each gets it when it is built."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self._back = False
+
+    def due(self) -> None:
+        self.event.set()
 
     def qbittorrent_back(self) -> None:
         self._back = True
-        self.wake.set()
+        self.event.set()
+
+    def take_back(self) -> bool:
+        """Whether qBittorrent came back since the last call."""
+        back, self._back = self._back, False
+        return back
+
+
+class TorrentAdder:
+    def __init__(self, store: Store, qbt: QbtClient, poller: Poller, wake: AdderWake) -> None:
+        self._store = store
+        self._qbt = qbt
+        # A download whose torrent the poller already sees is the poller's to move,
+        # not to add again.
+        self._poller = poller
+        self._wake = wake
+        self.loop = Loop("adder", self.tick, interval=TICK, wake=wake.event)
+        self._in_flight: dict[Id, asyncio.Future[AddResult]] = {}
 
     async def run(self, stop: asyncio.Event) -> None:
         await self.loop.run(stop)
@@ -71,10 +85,12 @@ class TorrentAdder:
     async def tick(self) -> None:
         """Add what is due, oldest first; stop at the first that finds qBittorrent
         unreachable (the rest would only wait as long)."""
-        waiting, self._back = self._back, False
+        waiting = self._wake.take_back()
         for download in await self._store.tracking.list_due_for_add(clock.now(), waiting=waiting):
-            if self.present(download.hash_values()):
-                self.follow_present()
+            if self._poller.knows(download.hash_values()):
+                # A complete torrent sits unchanged: a partial update would never
+                # bring it up, so the poller's next tick follows every torrent.
+                self._poller.follow_all()
                 continue
             if (await self.add(download, announce=True)).outcome == "queued":
                 return

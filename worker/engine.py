@@ -1,20 +1,20 @@
 """The worker's parts built together: the use cases the bot, the pages and the
 API call (``UseCases``), and what ``jellybit run`` runs in the background."""
 
+import asyncio
 from dataclasses import dataclass
 from typing import Self
 
-from core.config import JellyfinSettings, LibrarySettings, MetadataSettings, QbittorrentSettings
-from core.notifications import OUTAGE_NOTICE
+from core.config import Settings
 from store import Store
 from worker.actions import Actions, TitleSearch
-from worker.adder import TorrentAdder
+from worker.adder import AdderWake, TorrentAdder
 from worker.cpu import CpuPool
 from worker.importer import Importer
 from worker.ingest import Ingest
 from worker.jellyfin import JellyfinClient
 from worker.pacing import Loop
-from worker.poller import FULL_RESYNC_EVERY, Poller
+from worker.poller import Poller
 from worker.qbt import QbtClient
 from worker.recognizer import Recognizer
 from worker.supervisor import Part
@@ -44,51 +44,52 @@ class Engine:
 
     @classmethod
     def build(
-        cls,
-        store: Store,
-        settings: QbittorrentSettings,
-        *,
-        library: LibrarySettings | None = None,
-        metadata: MetadataSettings | None = None,
-        jellyfin: JellyfinSettings | None = None,
-        full_resync_every: float = FULL_RESYNC_EVERY,
-        outage_notice: float = OUTAGE_NOTICE,
+        cls, store: Store, settings: Settings, *, full_resync_every: float, outage_notice: float
     ) -> Self:
-        metadata = metadata or MetadataSettings(provider="none")
-        qbt = QbtClient(settings)
-        adder = TorrentAdder(store, qbt)
+        """``full_resync_every`` and ``outage_notice``: the poller's (``Tuning``'s)."""
+        metadata = settings.metadata
+        qbt = QbtClient(settings.qbittorrent)
+        # The wake-ups first: the poller rings both, and is built before the adder and
+        # the importer, which ask it about torrents.
+        import_due, add_due = asyncio.Event(), AdderWake()
         poller = Poller(
             store,
             qbt,
-            adder,
-            settings,
+            settings.qbittorrent,
+            on_complete=import_due.set,
+            on_back=add_due.qbittorrent_back,
             full_resync_every=full_resync_every,
             outage_notice=outage_notice,
         )
+        adder = TorrentAdder(store, qbt, poller, add_due)
         # No key: the parsed name is the only candidate (as with provider "none").
         use_tmdb = metadata.provider == "tmdb" and bool(metadata.tmdb_api_key)
         tmdb = TmdbClient(metadata) if use_tmdb else None
-        jellyfin_client = JellyfinClient(jellyfin or JellyfinSettings())
+        jellyfin = JellyfinClient(settings.jellyfin)
         cpu = CpuPool()
         recognizer = Recognizer(store, qbt, poller, metadata, tmdb, cpu)
-        importer = Importer(store, recognizer, library or LibrarySettings(), jellyfin_client)
-        poller.on_complete = importer.wake.set
-        adder.present = poller.knows
-        adder.follow_present = poller.follow_all
+        importer = Importer(store, recognizer, settings.library, jellyfin, import_due)
+        actions = Actions(
+            store=store,
+            qbittorrent=qbt,
+            adder=adder,
+            poller=poller,
+            wake_importer=import_due.set,
+            tmdb=tmdb,
+            remove_links=importer.remove_links,
+        )
         return cls(
             qbt=qbt,
             adder=adder,
             poller=poller,
             cases=UseCases(
-                ingest=Ingest(store, adder.wake.set, cpu),
-                actions=Actions(
-                    store, qbt, adder, poller, importer.wake.set, tmdb, importer.remove_links
-                ),
+                ingest=Ingest(store, add_due.due, cpu),
+                actions=actions,
                 titles=TitleSearch(tmdb),
             ),
             importer=importer,
             tmdb=tmdb,
-            jellyfin=jellyfin_client,
+            jellyfin=jellyfin,
             cpu=cpu,
         )
 

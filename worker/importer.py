@@ -74,8 +74,9 @@ class Importer:
         recognizer: Recognizer,
         library: LibrarySettings,
         jellyfin: JellyfinClient,
+        wake: asyncio.Event,  # also set by the poller and the actions: a download to import
     ) -> None:
-        self.wake = asyncio.Event()
+        self.wake = wake
         self.loop = Loop("importer", self.tick, interval=TICK, wake=self.wake)
         self._store = store
         self._recognizer = recognizer

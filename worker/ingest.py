@@ -21,7 +21,7 @@ from common.logs import for_download, get_logger
 from core.errors import InvalidInputError
 from core.infohash import normalize_infohashes
 from core.magnet import parse_magnet
-from core.models import Download, NewDownload, Source
+from core.models import Download, NewDownload, Origin
 from core.reasons import Reason, reason
 from core.states import ACTIVE, State
 from core.torrent_file import MAX_TORRENT_BYTES, TOO_LARGE_REASON, parse_torrent_file
@@ -74,14 +74,14 @@ class Ingest:
         self._cpu = cpu
 
     async def magnet(
-        self, text: str, *, source: Source, chat_id: int | None = None
+        self, text: str, *, origin: Origin, chat_id: int | None = None
     ) -> IngestResult:
         try:
             magnet = parse_magnet(text)
         except InvalidInputError as error:
-            get_logger().info("ingest.rejected", source=source, reason=str(error))
+            get_logger().info("ingest.rejected", source=origin, reason=str(error))
             return Rejected(error.reason)
-        new = NewDownload(name=magnet.name, source=source, source_ref=magnet.uri, chat_id=chat_id)
+        new = NewDownload(name=magnet.name, origin=origin, source_ref=magnet.uri, chat_id=chat_id)
         return await self._create(new, magnet.infohashes, None, claimed=True)
 
     async def is_new(self, text: str) -> bool:
@@ -93,16 +93,16 @@ class Ingest:
         return not await self._store.tracking.match_infohashes(magnet.infohashes)
 
     async def torrent_file(
-        self, data: bytes, *, source: Source, chat_id: int | None = None
+        self, data: bytes, *, origin: Origin, chat_id: int | None = None
     ) -> IngestResult:
         if len(data) > MAX_TORRENT_BYTES:  # before it is copied to a worker process
             return Rejected(TOO_LARGE_REASON)
         try:
             torrent = await self._cpu.call(parse_torrent_file, data)
         except InvalidInputError as error:
-            get_logger().info("ingest.rejected", source=source, reason=str(error))
+            get_logger().info("ingest.rejected", source=origin, reason=str(error))
             return Rejected(error.reason)
-        new = NewDownload(name=torrent.name, source=source, source_ref="", chat_id=chat_id)
+        new = NewDownload(name=torrent.name, origin=origin, source_ref="", chat_id=chat_id)
         return await self._create(new, torrent.infohashes, data)
 
     async def _create(
@@ -117,22 +117,22 @@ class Ingest:
         computed from its content, so they are one torrent's)."""
         known = await self._store.downloads.owners_of(hashes)
         if claimed and _mismatched(hashes, known):
-            get_logger().info("ingest.rejected", source=new.source, reason="magnet.mismatched")
+            get_logger().info("ingest.rejected", source=new.origin, reason="magnet.mismatched")
             return Rejected(MISMATCHED_REASON)
         if not any(d.state in ACTIVE for d in known):  # an active one: the guard returns it
             for done in (d for d in known if d.state == State.DONE):
                 title = await self._in_library(done)
                 if title is not None:
-                    for_download(done.id).info("ingest.in_library", source=new.source)
+                    for_download(done.id).info("ingest.in_library", source=new.origin)
                     return InLibrary(done, title)
         result = await self._store.downloads.create_download_if_no_active(
             new, hashes, torrent_file=torrent_file
         )
         log = for_download(result.download.id)
         if not result.created:
-            log.info("ingest.duplicate", state=result.download.state, source=new.source)
+            log.info("ingest.duplicate", state=result.download.state, source=new.origin)
             return Duplicate(result.download)
-        log.info("ingest.accepted", name=new.name, source=new.source, infohashes=list(hashes))
+        log.info("ingest.accepted", name=new.name, source=new.origin, infohashes=list(hashes))
         self._wake_adder()
         return Created(result.download)
 

@@ -79,7 +79,7 @@ class MissingError(LayoutError):
     code = "layout_missing"
 
 
-class ConflictError(LayoutError):
+class TargetTakenError(LayoutError):
     """A different file is at the target; it is left untouched."""
 
     code = "layout_conflict"
@@ -193,7 +193,7 @@ def link(source: Path, target: Path, *, mode: LinkMode, cross_device: CrossDevic
     """Place ``source`` at ``target`` by ``mode``; the parent directories are made.
 
     Running it again is a no-op when the target already is this file;
-    ``ConflictError`` when it is another one (left untouched). A hardlink across
+    ``TargetTakenError`` when it is another one (left untouched). A hardlink across
     file systems raises ``CrossDeviceError``, or with ``cross_device="copy"``
     becomes a copy: the result says ``"copy"``, never silently."""
     _require_regular_file(source, str(source))
@@ -208,7 +208,7 @@ def link(source: Path, target: Path, *, mode: LinkMode, cross_device: CrossDevic
         existing = _existing(source, target, mode=mode, cross_device=cross_device)
         if existing is not None:
             return existing
-        raise ConflictError(target) from None
+        raise TargetTakenError(target) from None
 
 
 def _make_parent(target: Path) -> None:
@@ -329,7 +329,7 @@ def _existing(
     source: Path, target: Path, *, mode: LinkMode, cross_device: CrossDevice
 ) -> Linked | None:
     """``Linked`` when the target already is what ``link`` would make (a re-run),
-    None when nothing is there; ``ConflictError`` for anything else."""
+    None when nothing is there; ``TargetTakenError`` for anything else."""
     try:
         info = os.lstat(target)
     except FileNotFoundError:
@@ -343,7 +343,7 @@ def _existing(
         copies = mode == "copy" or (cross_device == "copy" and _other_device(source, target))
         same, method = copies and _same_content(source, target, info), "copy"
     if not same:
-        raise ConflictError(target)
+        raise TargetTakenError(target)
     return Linked(method, info.st_ino, info.st_dev)
 
 

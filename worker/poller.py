@@ -38,12 +38,11 @@ from core.live import (
 )
 from core.magnet import magnet_uri
 from core.models import Download, NewDownload, SnapshotChange, Transition
-from core.notifications import OUTAGE_NOTICE, QBITTORRENT_BACK, QBITTORRENT_DOWN
+from core.notifications import QBITTORRENT_BACK, QBITTORRENT_DOWN
 from core.paths import map_remote_path
 from core.reasons import Reason, reason
 from core.states import ACTIVE, State
 from store import Store
-from worker.adder import TorrentAdder
 from worker.pacing import Loop
 from worker.qbt import QbtClient, Server
 
@@ -60,18 +59,19 @@ class Poller:
         self,
         store: Store,
         qbt: QbtClient,
-        adder: TorrentAdder,
         settings: QbittorrentSettings,
         *,
-        full_resync_every: float = FULL_RESYNC_EVERY,
-        outage_notice: float = OUTAGE_NOTICE,
+        on_complete: Callable[[], None],  # a download is to be imported: wakes the importer
+        on_back: Callable[[], None],  # qBittorrent answers again: wakes the adder
+        full_resync_every: float,
+        outage_notice: float,
     ) -> None:
         self.live = LiveMap()
         self.wake = asyncio.Event()  # ingest and actions ask for a prompt tick
-        self.on_complete: Callable[[], None] = lambda: None  # the importer's wake-up
+        self._on_complete = on_complete
+        self._on_back = on_back
         self._store = store
         self._qbt = qbt
-        self._adder = adder
         self._settings = settings
         self._full_every = full_resync_every
         self._last_full = -float("inf")
@@ -112,7 +112,7 @@ class Poller:
             self._announced = True
 
     async def _recovered(self, failures: int) -> None:
-        self._adder.qbittorrent_back()  # what waited for it goes now
+        self._on_back()  # what waited for it goes now
         if self._announced and self._down_since is not None:
             seconds = round(clock.monotonic() - self._down_since)
             await self._store.outbox.announce(QBITTORRENT_BACK, {"seconds": seconds})
@@ -206,7 +206,7 @@ class Poller:
             if change.transition is not None:
                 self._log_transition(change)
                 if change.transition.to_state == COMPLETED_TO:
-                    self.on_complete()
+                    self._on_complete()
         if result.removed and not result.full:
             self._resync_now = True  # confirm removals on a full snapshot
             self.wake.set()
@@ -240,7 +240,7 @@ class Poller:
         name = str(torrent.get("name") or "")
         new = NewDownload(
             name=name,
-            source="adopted",
+            origin="adopted",
             source_ref=magnet_uri(hashes, name),  # full hashes, never the torrent id
             state=State.DOWNLOADING,
         )

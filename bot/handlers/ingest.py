@@ -145,7 +145,7 @@ async def _ingest_document(
     except TelegramBadRequest as error:  # gone, or too big for bots: asking again won't help
         return Rejected(reason("torrent.not_fetched", detail=error.message))
     assert data is not None  # no destination given: the bytes come back
-    result = await ingest.torrent_file(data.read(), source="telegram", chat_id=message.chat.id)
+    result = await ingest.torrent_file(data.read(), origin="telegram", chat_id=message.chat.id)
     return await _resumed(result, message, store)
 
 
@@ -169,7 +169,7 @@ async def _ingest_magnets(
             continue  # answered before a crash or an error
         last = number == first + len(magnets) - 1
         try:
-            result = await ingest.magnet(uri, source="telegram", chat_id=message.chat.id)
+            result = await ingest.magnet(uri, origin="telegram", chat_id=message.chat.id)
         except AppError as error:  # this magnet's refusal; the message's next ones go on
             text = escape(await refusal_text(tx, store, error), quote=False)
             await turn.step(number, [Reply(text, reply_to=message.message_id)], last=last)

@@ -299,7 +299,7 @@ async def test_retry_refused_by_the_guard_names_the_owner(
     await say_hello(alice)
     store = running.store
     infohash = secrets.token_hex(20)
-    new = NewDownload(name="Old.Try", source="telegram", source_ref=dead_magnet(), chat_id=ALICE)
+    new = NewDownload(name="Old.Try", origin="telegram", source_ref=dead_magnet(), chat_id=ALICE)
     old = (await store.downloads.create_download_if_no_active(new, [infohash])).download
     await store.downloads.move(old.id, State.FAILED, reason=reason("qbt.refused", detail="Fails."))
     owner = (await store.downloads.create_download_if_no_active(new, [infohash])).download
@@ -357,7 +357,7 @@ async def waiting_downloads(store: Store, count: int) -> list[Download]:
     """Accepted downloads the poller leaves alone (their next add is far away)."""
     made = []
     for n in range(count):
-        new = NewDownload(name=f"Waiting.{n}", source="telegram", source_ref="", chat_id=ALICE)
+        new = NewDownload(name=f"Waiting.{n}", origin="telegram", source_ref="", chat_id=ALICE)
         download = (
             await store.downloads.create_download_if_no_active(new, [secrets.token_hex(20)])
         ).download
@@ -549,7 +549,7 @@ async def test_an_empty_list_offers_the_latest_finished_and_the_library(
 ) -> None:
     user = person(tg, language)
     store = running.store
-    new = NewDownload(name="Old.Film.2020", source="telegram", source_ref="", chat_id=ALICE)
+    new = NewDownload(name="Old.Film.2020", origin="telegram", source_ref="", chat_id=ALICE)
     made = await store.downloads.create_download_if_no_active(new, [secrets.token_hex(20)])
     for state in (State.DOWNLOADING, State.IMPORTING, State.DONE):
         await store.downloads.move(made.download.id, state, reason=reason("qbt.seen"))

@@ -247,7 +247,7 @@ async def test_the_longest_names_fit_every_message(running: Running, tg: FakeTel
     for n in range(25):
         await running.engine.cases.ingest.magnet(
             f"magnet:?xt=urn:btih:{secrets.token_hex(20)}&dn=Длинный.{n}.{'x' * 2000}",
-            source="telegram",
+            origin="telegram",
             chat_id=ALICE,
         )
     listing = await alice.send_text("/list")

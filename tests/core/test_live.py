@@ -88,7 +88,7 @@ def test_remote_paths_map_by_the_longest_whole_prefix(path: str, expected: str) 
 
 def download(**changes: object) -> Download:
     base = Download(
-        id=new_id(), name="Movie", state=State.DOWNLOADING, source="telegram", source_ref="",
+        id=new_id(), name="Movie", state=State.DOWNLOADING, origin="telegram", source_ref="",
         chat_id=1, message_id=None, save_path="/srv/downloads", content_path="/srv/downloads/Movie",
         total_size=100, progress=0.5, error=None, source_added_at=None, completed_at=None,
         created_at="2026-01-01T00:00:00Z", updated_at="2026-01-01T00:00:00Z",

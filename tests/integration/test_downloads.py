@@ -80,7 +80,7 @@ async def test_magnet_is_downloaded_to_completion(
     made = new_torrent(tmp_path, seeder, kind, up_limit=2 * MiB)
     magnet = magnet_for(made, peer=peer_of(seeder), hashes=hashes)
 
-    result = await running.engine.cases.ingest.magnet(magnet, source="telegram", chat_id=42)
+    result = await running.engine.cases.ingest.magnet(magnet, origin="telegram", chat_id=42)
 
     assert isinstance(result, Created)
     assert result.download.state == State.ACCEPTED  # the adder sends it, in the background
@@ -100,7 +100,7 @@ async def test_torrent_file_is_downloaded_and_kept(
     running: Running, seeder: QbtInstance, tmp_path: Path
 ) -> None:
     made = new_torrent(tmp_path, seeder, "hybrid")
-    result = await running.engine.cases.ingest.torrent_file(made.data, source="telegram")
+    result = await running.engine.cases.ingest.torrent_file(made.data, origin="telegram")
     assert isinstance(result, Created)
     # No peer hint in a .torrent: tell qBittorrent where the seeder is, as DHT would.
     await eventually(lambda: _qbt_torrent(running, made), what="torrent in qBittorrent")
@@ -123,20 +123,20 @@ async def test_duplicate_while_active_in_library_when_done_and_new_once_deleted(
 ) -> None:
     made = new_torrent(tmp_path, seeder, "v1")
     magnet = magnet_for(made, peer=peer_of(seeder))
-    first = await running.engine.cases.ingest.magnet(magnet, source="telegram")
+    first = await running.engine.cases.ingest.magnet(magnet, origin="telegram")
     assert isinstance(first, Created)
 
-    again = await running.engine.cases.ingest.magnet(magnet, source="telegram")
+    again = await running.engine.cases.ingest.magnet(magnet, origin="telegram")
     assert isinstance(again, Duplicate)
     assert again.download.id == first.download.id
 
     await wait_state(running, first.download.id, State.DONE)
-    in_library = await running.engine.cases.ingest.magnet(magnet, source="telegram")
+    in_library = await running.engine.cases.ingest.magnet(magnet, origin="telegram")
     assert isinstance(in_library, InLibrary)  # its file is in the library: nothing twice
     assert in_library.download.id == first.download.id
     for video in (tmp_path / "library").rglob("*.mkv"):
         video.unlink()  # deleted by the person: the torrent may be downloaded again
-    after_done = await running.engine.cases.ingest.magnet(magnet, source="telegram")
+    after_done = await running.engine.cases.ingest.magnet(magnet, origin="telegram")
     # qBittorrent still has it (seeding): "Fails." for a duplicate is not a failure.
     assert isinstance(after_done, Created)
     assert after_done.download.id != first.download.id

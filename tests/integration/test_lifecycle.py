@@ -39,7 +39,7 @@ async def test_a_torrent_added_in_qbittorrent_is_adopted_once(
         return [d for d in await running.store.downloads.list_downloads() if d.state == "done"]
 
     (download,) = await eventually(adopted, what="adopted and complete")
-    assert download.source == "adopted"
+    assert download.origin == "adopted"
     assert f"xt=urn:btih:{made.v1}" in download.source_ref
     assert f"xt=urn:btmh:1220{made.v2}" in download.source_ref
     assert made.qbt_id not in download.source_ref.replace(made.v2 or "", "")
@@ -71,7 +71,7 @@ async def test_deleted_torrent_is_removed_and_recovered_when_back(
 ) -> None:
     made = new_torrent(tmp_path, seeder, "v1", up_limit=64 * 1024)  # stays incomplete
     magnet = magnet_for(made, peer=peer_of(seeder))
-    result = await running.engine.cases.ingest.magnet(magnet, source="telegram")
+    result = await running.engine.cases.ingest.magnet(magnet, origin="telegram")
     assert isinstance(result, Created)
     await wait_state(running, result.download.id, State.DOWNLOADING)
 
@@ -95,7 +95,7 @@ async def test_qbittorrent_restart_is_not_a_removal(
 ) -> None:
     made = new_torrent(tmp_path, seeder, "hybrid", up_limit=512 * 1024)
     magnet = magnet_for(made, peer=peer_of(seeder), hashes="v1")
-    result = await running.engine.cases.ingest.magnet(magnet, source="telegram")
+    result = await running.engine.cases.ingest.magnet(magnet, origin="telegram")
     assert isinstance(result, Created)
     await wait_state(running, result.download.id, State.DOWNLOADING)
 
@@ -115,7 +115,7 @@ async def test_magnet_accepted_while_qbittorrent_is_down_is_added_later(
     running.qbt.stop()
     try:
         result = await running.engine.cases.ingest.magnet(
-            magnet_for(made, peer=peer_of(seeder)), source="telegram"
+            magnet_for(made, peer=peer_of(seeder)), origin="telegram"
         )
         assert isinstance(result, Created)
         assert result.download.state == State.ACCEPTED
@@ -152,7 +152,7 @@ async def test_a_refused_add_of_a_torrent_already_there_is_no_failure(
     answer = running.qbt.client().torrents_add(torrent_files=made.data, category="elsewhere")
     assert add_accepted(answer), answer
     await eventually(lambda: _listed_by_v2_id(running, made), what="listed under its v2 id")
-    new = NewDownload(name=made.name, source="telegram", source_ref=magnet)
+    new = NewDownload(name=made.name, origin="telegram", source_ref=magnet)
     made_download = await running.store.downloads.create_download_if_no_active(new, [made.v1 or ""])
     added = await running.engine.adder.add(made_download.download)  # qBittorrent: refused
     assert added.outcome == "added"
@@ -172,7 +172,7 @@ async def test_retry_whose_add_fails_is_rolled_back(
     running: Running, seeder: QbtInstance, tmp_path: Path
 ) -> None:
     made = new_torrent(tmp_path, seeder, "v1")
-    result = await running.engine.cases.ingest.torrent_file(made.data, source="telegram")
+    result = await running.engine.cases.ingest.torrent_file(made.data, origin="telegram")
     assert isinstance(result, Created)
     await eventually(lambda: _in(running.qbt, made), what="added")
     await running.engine.cases.actions.cancel(result.download.id)
@@ -206,7 +206,7 @@ async def test_stuck_without_peers_then_retry_completes(
     # Not on the seeder's address: libtorrent keeps one entry per IP, so a dead port
     # there would lend the seeder its failures and their reconnect backoff.
     dead_peer = magnet_for(made, peer="127.0.0.5:1")
-    result = await running.engine.cases.ingest.magnet(dead_peer, source="telegram")
+    result = await running.engine.cases.ingest.magnet(dead_peer, origin="telegram")
     assert isinstance(result, Created)
     stuck = await wait_state(running, result.download.id, State.STUCK)
     assert stuck.error == reason("qbt.no_progress", seconds=2)
@@ -231,7 +231,7 @@ async def test_cancel_deletes_the_torrent_and_its_partial_data(
 ) -> None:
     made = new_torrent(tmp_path, seeder, "v1", up_limit=64 * 1024)
     result = await running.engine.cases.ingest.magnet(
-        magnet_for(made, peer=peer_of(seeder)), source="telegram"
+        magnet_for(made, peer=peer_of(seeder)), origin="telegram"
     )
     assert isinstance(result, Created)
     downloading = await wait_state(running, result.download.id, State.DOWNLOADING)

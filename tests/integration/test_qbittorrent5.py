@@ -151,7 +151,7 @@ async def test_the_poller_keeps_qbittorrent_5_alive_through_id_changes(
         for torrent, hashes in made:  # all at once
             result = await running.engine.cases.ingest.magnet(
                 magnet_for(torrent, peer=peer_of(seeder), hashes=hashes),  # type: ignore[arg-type]
-                source="telegram",
+                origin="telegram",
             )
             assert isinstance(result, Created)
             ids.append(result.download.id)

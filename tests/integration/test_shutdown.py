@@ -195,7 +195,7 @@ async def test_the_outbox_sends_what_is_due_when_stopping(tmp_path: Path) -> Non
     async with FakeTelegram() as tg:
         alice = tg.user(ALICE, language_code="en")
         await alice.send_text("/start")  # Telegram lets a bot write only to people who wrote
-        new = NewDownload(name="Heat.1995", source="telegram", source_ref="", chat_id=ALICE)
+        new = NewDownload(name="Heat.1995", origin="telegram", source_ref="", chat_id=ALICE)
         created = await store.downloads.create_download_if_no_active(new, [secrets.token_hex(20)])
         refused = reason("qbt.refused", detail="Fails.")  # the adder's last tick: announced
         move = Transition(State.ACCEPTED, State.FAILED, refused)

@@ -26,7 +26,7 @@ async def two_stores(db_path: Path) -> AsyncIterator[tuple[Store, Store]]:
 
 
 def new(i: int) -> NewDownload:
-    return NewDownload(name=f"race {i}", source="telegram", source_ref=f"magnet {i}")
+    return NewDownload(name=f"race {i}", origin="telegram", source_ref=f"magnet {i}")
 
 
 async def active_owners(store: Store, infohash: str) -> set[str]:

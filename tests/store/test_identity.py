@@ -13,7 +13,7 @@ from tests.support.states import put_in_state
 
 
 def magnet(name: str = "Some.Movie.2021.1080p") -> NewDownload:
-    return NewDownload(name=name, source="telegram", source_ref=f"magnet:?dn={name}")
+    return NewDownload(name=name, origin="telegram", source_ref=f"magnet:?dn={name}")
 
 
 async def test_new_download_id_is_a_lowercase_valid_ulid(store: Store) -> None:

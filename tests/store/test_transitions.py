@@ -20,7 +20,7 @@ WHY = reason("qbt.error", qbt_state="test")
 
 
 def new() -> NewDownload:
-    return NewDownload(name="Movie", source="telegram", source_ref="magnet:?")
+    return NewDownload(name="Movie", origin="telegram", source_ref="magnet:?")
 
 
 async def outbox_kinds(store: Store, download_id: str) -> list[str]:

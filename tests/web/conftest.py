@@ -142,7 +142,7 @@ async def new_download(
     """A download as ingest makes it, moved to ``state``."""
     wanted = tuple(hashes) if hashes is not None else (v1(),)
     created = await store.downloads.create_download_if_no_active(
-        NewDownload(name=name, source="telegram", source_ref=f"magnet:?xt=urn:btih:{wanted[0]}"),
+        NewDownload(name=name, origin="telegram", source_ref=f"magnet:?xt=urn:btih:{wanted[0]}"),
         wanted,
     )
     assert created.created

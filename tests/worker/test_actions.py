@@ -18,7 +18,7 @@ async def test_retry_refused_when_another_active_download_owns_the_hash(
 ) -> None:
     made = make_torrent(make_content(tmp_path, "Heat.1995.1080p.mkv", 64 * 1024, seed=95), "v1")
     hashes = [made.v1 or ""]
-    new = NewDownload(name=made.name, source="telegram", source_ref=magnet_for(made))
+    new = NewDownload(name=made.name, origin="telegram", source_ref=magnet_for(made))
     first = (await running.store.downloads.create_download_if_no_active(new, hashes)).download
     await running.store.downloads.move(
         first.id, State.FAILED, reason=reason("qbt.refused", detail="Fails.")

@@ -33,14 +33,14 @@ async def test_a_magnet_of_a_torrent_qbittorrent_already_has_complete_moves_at_o
     house = await House(settings, Tuning(full_resync_every=300.0)).start()
     try:
         cases = house.engine.cases
-        first = await cases.ingest.magnet(magnet_for(made), source="telegram")
+        first = await cases.ingest.magnet(magnet_for(made), origin="telegram")
         assert isinstance(first, Created)
         await eventually(lambda: _in(house, first.download, State.DONE), what="first done")
         await asyncio.sleep(1.0)  # partial ticks (every 0.2 s) in which it sits unchanged
         # Deleted from the library (else it is "already in the library"), still seeded.
         next((tmp_path / "library").rglob("*.mkv")).unlink()
 
-        again = await cases.ingest.magnet(magnet_for(made), source="telegram")
+        again = await cases.ingest.magnet(magnet_for(made), origin="telegram")
         assert isinstance(again, Created)  # a new download: the first one is done
         moved = await eventually(
             lambda: _out_of(house, again.download, State.ACCEPTED), within=5, what="moved"

@@ -35,7 +35,7 @@ async def refused_and_nothing_changed(running: Running, ingest: Awaitable[Ingest
 async def test_garbage_magnets_are_rejected_and_nothing_is_stored(
     running: Running, garbage: str
 ) -> None:
-    ingest = running.engine.cases.ingest.magnet(garbage, source="telegram")
+    ingest = running.engine.cases.ingest.magnet(garbage, origin="telegram")
     await refused_and_nothing_changed(running, ingest)
 
 
@@ -52,5 +52,5 @@ async def test_garbage_magnets_are_rejected_and_nothing_is_stored(
     ids=["empty", "text", "info-int", "deep", "no-pieces", "huge"],
 )
 async def test_garbage_torrent_files_are_rejected(running: Running, garbage: bytes) -> None:
-    ingest = running.engine.cases.ingest.torrent_file(garbage, source="telegram")
+    ingest = running.engine.cases.ingest.torrent_file(garbage, origin="telegram")
     await refused_and_nothing_changed(running, ingest)

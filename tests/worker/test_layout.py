@@ -14,11 +14,11 @@ import pytest
 
 from core.config import LinkMode
 from worker.layout import (
-    ConflictError,
     CrossDeviceError,
     EscapeError,
     LayoutError,
     Linked,
+    TargetTakenError,
     check_target,
     filesystem_of,
     link,
@@ -176,7 +176,7 @@ def test_a_different_file_at_the_target_is_left_alone(
     target.parent.mkdir(parents=True)
     target.write_bytes(user_bytes)
     before = os.stat(target)
-    with pytest.raises(ConflictError, match="already exists") as raised:
+    with pytest.raises(TargetTakenError, match="already exists") as raised:
         link(source, target, mode=mode, cross_device="copy")
     assert raised.value.target == target
     assert target.read_bytes() == user_bytes
@@ -189,7 +189,7 @@ def test_an_identical_user_copy_is_not_taken_for_a_hardlink(source: Path, target
     (unlink_if_ours would later delete the user's file)."""
     target.parent.mkdir(parents=True)
     shutil.copy2(source, target)
-    with pytest.raises(ConflictError):
+    with pytest.raises(TargetTakenError):
         link(source, target, mode="hardlink", cross_device="copy")
 
 
@@ -203,7 +203,7 @@ def test_an_identical_copy_is_taken_in_copy_mode(source: Path, target: Path) -> 
 def test_a_symlink_elsewhere_is_a_conflict(content: Path, source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True)
     target.symlink_to(content / "Subs" / "rus.srt")
-    with pytest.raises(ConflictError):
+    with pytest.raises(TargetTakenError):
         link(source, target, mode="symlink", cross_device="fail")
     assert Path(os.readlink(target)) == content / "Subs" / "rus.srt"
 
@@ -213,14 +213,14 @@ def test_a_dangling_symlink_at_the_target_is_a_conflict(source: Path, target: Pa
     target.symlink_to("/nonexistent/file")
     modes: tuple[LinkMode, ...] = ("hardlink", "symlink", "copy")
     for mode in modes:
-        with pytest.raises(ConflictError):
+        with pytest.raises(TargetTakenError):
             link(source, target, mode=mode, cross_device="fail")
     assert os.readlink(target) == "/nonexistent/file"
 
 
 def test_a_directory_at_the_target_is_a_conflict(source: Path, target: Path) -> None:
     target.mkdir(parents=True)
-    with pytest.raises(ConflictError):
+    with pytest.raises(TargetTakenError):
         link(source, target, mode="copy", cross_device="fail")
     assert target.is_dir()
 
