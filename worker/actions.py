@@ -157,9 +157,24 @@ class Actions:
         """The person picked a title: a download in review is laid out with it, a
         done one is relinked with it. An unknown candidate is a ``NotFoundError``."""
         download, recognition = await self._pickable(download_id)
-        await self._store.recognitions.choose(recognition.id, candidate_id)
+        return await self._decide(download, recognition.id, candidate_id)
+
+    async def pick_found(self, download_id: Id, kind: MediaKind, tmdb_id: int) -> Download:
+        """A title the person found by searching becomes a candidate (of a new
+        recognition: a copy of the current one, same files and parse), then it is
+        picked like any other. Whether it may be picked is checked once TMDB has
+        answered: a download that moved on during the wait refuses it, unchanged."""
+        if self._tmdb is None or not self._tmdb.enabled:
+            raise SearchOffError()
+        found = await self._tmdb.details(kind, tmdb_id)
+        download, recognition = await self._pickable(download_id)
+        return await self._decide(download, *await self._with_candidate(recognition, found))
+
+    async def _decide(self, download: Download, recognition_id: Id, candidate_id: Id) -> Download:
+        """The pick, for a download and recognition ``_pickable`` has just read."""
+        await self._store.recognitions.choose(recognition_id, candidate_id)
         for_download(download.id).info(
-            "download.title_chosen", recognition_id=recognition.id, candidate_id=candidate_id
+            "download.title_chosen", recognition_id=recognition_id, candidate_id=candidate_id
         )
         if download.state == State.DONE:
             return await self.relink(download.id)
@@ -168,16 +183,6 @@ class Actions:
         )
         self._wake_importer()
         return chosen
-
-    async def pick_found(self, download_id: Id, kind: MediaKind, tmdb_id: int) -> Download:
-        """A title the person found by searching becomes a candidate (of a new
-        recognition: a copy of the current one, same files and parse), then it is
-        picked like any other."""
-        if self._tmdb is None or not self._tmdb.enabled:
-            raise SearchOffError()
-        _, recognition = await self._pickable(download_id)
-        found = await self._tmdb.details(kind, tmdb_id)
-        return await self.decide(download_id, await self._with_candidate(recognition, found))
 
     async def correct(self, download_id: Id, values: Mapping[str, str]) -> bool:
         """Fields set by the person (an empty one is removed). True when the download
@@ -211,13 +216,15 @@ class Actions:
             raise NotRecognizedError(download.id)
         return download, recognition
 
-    async def _with_candidate(self, recognition: StoredRecognition, found: Candidate) -> Id:
-        """The id of ``found`` among the current candidates, or of it in a new
-        recognition that holds it beside them (one transaction: ``save``)."""
+    async def _with_candidate(
+        self, recognition: StoredRecognition, found: Candidate
+    ) -> tuple[Id, Id]:
+        """The recognition and candidate ids of ``found``: among the current candidates,
+        or in a new recognition that holds it beside them (one transaction: ``save``)."""
         for candidate in recognition.candidates:
             same = (candidate.provider, candidate.kind, candidate.provider_id)
             if same == (found.provider, found.kind, found.provider_id):
-                return candidate.id
+                return recognition.id, candidate.id
         # The person's own pick: nothing is surer.
         picked = StoredCandidate.of(found, selected=False, score=1.0)
         kept = [replace(c, id=new_id(), selected=False) for c in recognition.candidates]
@@ -235,7 +242,7 @@ class Actions:
         for_download(recognition.download_id).info(
             "recognition.found_by_hand", recognition_id=saved, candidate_id=picked.id
         )
-        return picked.id
+        return saved, picked.id
 
     async def relink(self, download_id: Id) -> Download:
         """done -> importing (guarded): the layout is applied again with the

@@ -9,14 +9,14 @@ overrides win over parsing; the title is found and decided by
 """
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from common.logs import Logger
 from core.config import MetadataSettings
-from core.errors import InvalidInputError
+from core.errors import InvalidInputError, RejectedError
 from core.ids import new_id
 from core.magnet import parse_magnet
 from core.models import Download
@@ -150,11 +150,25 @@ class Recognizer:
         return await self._cpu.call(parse_release_of, source, kind)
 
     async def _files(self, download: Download) -> list[TorrentFile]:
-        found = await self._poller.find_torrent(download.hash_values())
+        """The torrent's files, by the id in the poller's last answer (the one that saw
+        it complete): a poll of its own only before the poller's first answer, or
+        when qBittorrent no longer knows that id (the torrent was deleted since)."""
+        hashes = download.hash_values()
+        live = self._poller.live
+        seen = live.find(hashes) if live.synced else None
+        if seen is not None:
+            try:
+                return _torrent_files(await self._qbt.torrent_files(seen[0]))
+            except RejectedError:  # 404: gone since that answer
+                pass
+        found = await self._poller.find_torrent(hashes)
         if found is None:
             return []
-        answer = await self._qbt.torrent_files(found[0])
-        return [TorrentFile(path=str(f["name"]), size=int(f["size"])) for f in answer]
+        return _torrent_files(await self._qbt.torrent_files(found[0]))
+
+
+def _torrent_files(answer: Sequence[Mapping[str, Any]]) -> list[TorrentFile]:
+    return [TorrentFile(path=str(f["name"]), size=int(f["size"])) for f in answer]
 
 
 def _dn(download: Download) -> str | None:

@@ -733,6 +733,11 @@ class FakeQbittorrentServer:
     def torrent_of(self, made: MadeTorrent) -> dict[str, Any] | None:
         return self._do(lambda: self.fake.torrent_of(made))
 
+    def requests_to(self, *paths: str) -> int:
+        """How many requests reached these paths (``sync/maindata``, …) so far."""
+        wanted = {f"/api/v2/{path}" for path in paths}
+        return self._do(lambda: sum(1 for call in self.fake.calls if call.path in wanted))
+
     def set_down(self, down: bool = True) -> None:
         """Down: every connection is closed unanswered (qbittorrent-nox not running)."""
         self._do(lambda: self.fake.set_down(down))
