@@ -79,7 +79,7 @@ class TelegramFrontDoor:
         cls, settings: Settings, store: Store, cases: UseCases, i18n: I18n, web_secret: bytes
     ) -> "TelegramFrontDoor":
         """``web_secret`` signs the links to the pages and derives the webhook's secret."""
-        search = cases.titles.enabled  # TMDB is the provider: titles, and their posters
+        search = cases.catalogue.enabled  # TMDB is the provider: titles, and their posters
         public_url = settings.web.public_url
         links = Links(public_url, web_secret, search=search)
         posters = settings.metadata.tmdb_images if search else ""

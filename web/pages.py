@@ -658,13 +658,13 @@ async def _search(page: Page, recognition: StoredRecognition | None) -> Search:
     text = query.get("search", "").strip()[:200]
     kind = _kind(query.get("kind")) or _kind(recognition.kind if recognition else None) or "movie"
     year = query.get("year", "").strip()[:4]
-    titles = page.deps.cases.titles
+    catalogue = page.deps.cases.catalogue
     prefill = text or (recognition.title if recognition and recognition.title else "")
-    search = Search(titles.enabled, text, prefill, kind, year, [])
+    search = Search(catalogue.enabled, text, prefill, kind, year, [])
     if not search.enabled or not text:
         return search
     try:
-        found = await titles.search(kind, text, ascii_int(year, 4))
+        found = await catalogue.search(kind, text, ascii_int(year, 4))
     except ExternalError:
         return replace(search, problem=_error_message(page.tx, "tmdb"))
     return replace(search, results=found[:SEARCH_RESULTS])

@@ -26,6 +26,7 @@ from core.models import Download
 from core.reasons import Reason, reason
 from core.states import ACTIVE, RETRYABLE, State
 from recognition.candidates import Candidate, MediaKind
+from recognition.identify import Status
 from recognition.overrides import check_overrides
 from store import Store
 from store.recognition import StoredCandidate, StoredRecognition
@@ -197,7 +198,7 @@ class Actions:
         if recognition is None or download.state not in PICKABLE | {State.IMPORTING}:
             return False
         why = reason("person.corrected")
-        await self._store.recognitions.set_status(recognition.id, "waiting", why)
+        await self._store.recognitions.set_status(recognition.id, Status.WAITING, why)
         if download.state == State.REVIEW:
             await self._store.downloads.move(
                 download.id, State.IMPORTING, reason=why, expected={State.REVIEW}
@@ -221,10 +222,11 @@ class Actions:
     ) -> tuple[Id, Id]:
         """The recognition and candidate ids of ``found``: among the current candidates,
         or in a new recognition that holds it beside them (one transaction: ``save``)."""
-        for candidate in recognition.candidates:
+        for stored in recognition.candidates:
+            candidate = stored.candidate
             same = (candidate.provider, candidate.kind, candidate.provider_id)
             if same == (found.provider, found.kind, found.provider_id):
-                return recognition.id, candidate.id
+                return recognition.id, stored.id
         # The person's own pick: nothing is surer.
         picked = StoredCandidate.of(found, selected=False, score=1.0)
         kept = [replace(c, id=new_id(), selected=False) for c in recognition.candidates]
@@ -234,7 +236,7 @@ class Actions:
             title=recognition.title,
             year=recognition.year,
             season=recognition.season,
-            status="needs_review",
+            status=Status.NEEDS_REVIEW,
             reason=reason("picked"),
             files=recognition.files,
             candidates=[picked, *kept],
@@ -302,7 +304,7 @@ class Actions:
             log.warning("download.revive_failed", reason=str(error))
 
 
-class TitleSearch:
+class CatalogueSearch:
     """The person's own search for a title (the review page); reads only."""
 
     def __init__(self, tmdb: TmdbClient | None) -> None:

@@ -7,7 +7,7 @@ from typing import Self
 
 from core.config import Settings
 from store import Store
-from worker.actions import Actions, TitleSearch
+from worker.actions import Actions, CatalogueSearch
 from worker.adder import AdderWake, TorrentAdder
 from worker.cpu import CpuPool
 from worker.importer import Importer
@@ -28,7 +28,7 @@ class UseCases:
 
     ingest: Ingest
     actions: Actions
-    titles: TitleSearch
+    catalogue: CatalogueSearch
 
 
 @dataclass
@@ -85,7 +85,7 @@ class Engine:
             cases=UseCases(
                 ingest=Ingest(store, add_due.due, cpu),
                 actions=actions,
-                titles=TitleSearch(tmdb),
+                catalogue=CatalogueSearch(tmdb),
             ),
             importer=importer,
             tmdb=tmdb,

@@ -19,7 +19,7 @@ from typing import Any
 
 from common.logs import Logger, get_logger
 from core import clock
-from core.config import LibrarySettings
+from core.config import LibrarySettings, LinkMode
 from core.errors import ExternalError
 from core.ids import Id
 from core.models import Download, SnapshotChange, Transition
@@ -35,11 +35,12 @@ from core.naming import (
 )
 from core.reasons import Reason, reason
 from core.states import State
+from recognition.candidates import Candidate
+from recognition.identify import Status
 from recognition.placement import files_for
 from recognition.recognize import RecognizedFile, Role
 from store import Store
 from store.recognition import FileLink, HeldLink, StoredCandidate, StoredFile, StoredRecognition
-from store.titles import TitleOf
 from worker.jellyfin import JellyfinClient
 from worker.layout import (
     CrossDeviceError,
@@ -121,14 +122,14 @@ class Importer:
     ) -> None:
         log = get_logger(download_id=download.id)
         recognition = await self._store.recognitions.current(download.id)
-        if recognition is None or recognition.status == "waiting":
+        if recognition is None or recognition.status == Status.WAITING:
             try:
                 outcome = await self._recognizer.recognize(download, log, batch)
             except ExternalError as error:
                 await self._wait(download, recognition, error, log)
                 return
             self._failures.pop(download.id, None)
-            if outcome.status != "auto":
+            if outcome.status != Status.AUTO:
                 await self._move(download, State.REVIEW, outcome.reason)
                 return
             recognition = await self._store.recognitions.current(download.id)
@@ -137,7 +138,7 @@ class Importer:
         if chosen is None:
             await self._move(download, State.REVIEW, recognition.reason or _PICK)
             return
-        if chosen.kind != recognition.kind:
+        if chosen.candidate.kind != recognition.kind:
             # The person picked a show for what read as a movie in parts (or the other
             # way round): its files are read again as that kind.
             recognition = await self._recognizer.recognize_as(download, recognition, chosen)
@@ -158,10 +159,10 @@ class Importer:
         if recognition is None:
             await self._store.recognitions.save(
                 download.id, kind="unknown", title=None, year=None, season=None,
-                status="waiting", reason=why, files=[], candidates=[],
+                status=Status.WAITING, reason=why, files=[], candidates=[],
             )  # fmt: skip
         else:
-            await self._store.recognitions.set_status(recognition.id, "waiting", why)
+            await self._store.recognitions.set_status(recognition.id, Status.WAITING, why)
         log.warning("import.waiting", reason=str(error), attempt=failures)
 
     async def _crashed(self, download: Download, error: Exception) -> None:
@@ -220,20 +221,8 @@ class Importer:
     async def _library_title(self, download: Download, chosen: StoredCandidate) -> Title:
         """The chosen candidate as the library's title: a title the library already
         has keeps its folder, whatever the candidate's name is today."""
-        title = _title(chosen)
-        held = await self._store.titles.adopt(
-            download.id,
-            TitleOf(
-                kind=title.kind,
-                provider=chosen.provider,
-                provider_id=chosen.provider_id,
-                name=chosen.title,
-                year=chosen.year,
-                poster_path=chosen.poster_path,
-                overview=chosen.overview,
-            ),
-            folder_name(title),
-        )
+        title = _title(chosen.candidate)
+        held = await self._store.titles.adopt(download.id, chosen.candidate, folder_name(title))
         return replace(title, folder=held.folder)
 
     async def _batch(
@@ -254,10 +243,11 @@ class Importer:
             batch = min(batches)
             return [row for row in links if row.batch_id == batch], None
         await self._undo(links, log)
+        candidate = chosen.candidate
         files, why = files_for(
-            chosen.kind,
-            chosen.seasons,
-            chosen.evidence,
+            candidate.kind,
+            candidate.seasons,
+            candidate.evidence,
             [_recognized(f) for f in recognition.files],
         )
         if why is not None:
@@ -473,7 +463,7 @@ def _recognized(file: StoredFile) -> RecognizedFile:
     )
 
 
-def _title(chosen: StoredCandidate) -> Title:
+def _title(chosen: Candidate) -> Title:
     tmdb_id = None
     if chosen.provider == "tmdb":
         tmdb_id = parse_tmdb_id(chosen.provider_id)
@@ -497,7 +487,7 @@ def _added(title: Title, files: Sequence[LibraryFile], others: Sequence[str]) ->
     return ", ".join(tags[:5]) + (" …" if len(tags) > 5 else "") if tags else None
 
 
-def _summary(title: Title, methods: set[str], mode: str) -> Reason:
+def _summary(title: Title, methods: set[LinkMode], mode: LinkMode) -> Reason:
     """Where it went; a hardlink that became a copy is said, never silent."""
     copied = mode == "hardlink" and "copy" in methods
     return reason("import.done_copied" if copied else "import.done", folder=folder_name(title))

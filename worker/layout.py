@@ -19,7 +19,6 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from core.config import CrossDevice, LinkMode
 from core.errors import AppError
@@ -132,7 +131,7 @@ class Linked:
     entry (``lstat``: for a symlink, the link itself), which ``unlink_if_ours``
     needs to tell this system's file from a user's replacement."""
 
-    method: Literal["hardlink", "symlink", "copy"]
+    method: LinkMode
     inode: int
     device: int
 
@@ -292,7 +291,7 @@ def _copy_exclusive(temporary: Path, target: Path) -> None:
             raise
 
 
-def _linked(method: Literal["hardlink", "symlink", "copy"], target: Path) -> Linked:
+def _linked(method: LinkMode, target: Path) -> Linked:
     info = os.lstat(target)
     return Linked(method, info.st_ino, info.st_dev)
 
@@ -336,7 +335,7 @@ def _existing(
         return None
     if mode == "symlink":
         same = stat.S_ISLNK(info.st_mode) and _real(target) == _real(source)
-        method: Literal["hardlink", "symlink", "copy"] = "symlink"
+        method: LinkMode = "symlink"
     elif _same_inode(source, info):
         same, method = True, "hardlink"  # also for "copy": it is this very file
     else:
