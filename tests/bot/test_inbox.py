@@ -11,15 +11,15 @@ import aiohttp
 from structlog.testing import capture_logs
 
 from bot.app import webhook_secret
-from core.ids import new_id
 from core.models import NewDownload
 from core.reasons import reason
 from core.states import State
-from recognition.candidates import Candidate, Evidence
+from recognition.candidates import Evidence
 from recognition.identify import Status
 from store.migrate import migrate
 from store.recognition import StoredCandidate
 from tests.bot.conftest import ALICE, SECRET, Door
+from tests.support.candidates import stored
 from tests.support.telegram import FakeTelegram, FakeUser, Message
 from tests.web.test_library_pages import a_library
 
@@ -209,22 +209,8 @@ async def test_a_review_the_library_asks_is_answered_on_the_card_not_by_a_pick(
 
 
 def a_candidate() -> StoredCandidate:
-    return StoredCandidate(
-        id=new_id(),
-        selected=True,
-        candidate=Candidate(
-            provider="tmdb",
-            provider_id="438631",
-            kind="movie",
-            title="Dune",
-            original_title="Dune",
-            year=2021,
-            overview=None,
-            poster_path=None,
-            popularity=1.0,
-            score=1.0,
-            evidence=Evidence("exact", "Dune", "exact"),
-        ),
+    return stored(
+        "438631", "Dune", 2021, selected=True, evidence=Evidence("exact", "Dune", "exact")
     )
 
 

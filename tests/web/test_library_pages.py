@@ -9,10 +9,11 @@ from playwright.async_api import Browser
 from core.ids import Id, new_id
 from core.reasons import Reason
 from core.states import State
-from recognition.candidates import Candidate, Evidence, Season
+from recognition.candidates import Evidence, Season
 from recognition.identify import Status
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
+from tests.support.candidates import stored
 from tests.web.conftest import (
     USER,
     Client,
@@ -24,23 +25,17 @@ from tests.web.conftest import (
 )
 from tests.web.test_browser import PHONE, browser, shoot  # noqa: F401 (the browser fixture)
 
-DARK = StoredCandidate(
-    id=new_id(),
+DARK = stored(
+    "70523",
+    "Dark",
+    2017,
+    kind="series",
     selected=True,
-    candidate=Candidate(
-        provider="tmdb",
-        provider_id="70523",
-        kind="series",
-        title="Dark",
-        original_title="Dark",
-        year=2017,
-        overview="A child goes missing.",
-        poster_path="/dark.jpg",
-        popularity=50.0,
-        score=1.0,
-        evidence=Evidence("exact", "Dark", "exact"),
-        seasons=(Season(1, 4, 2017), Season(2, 3, 2019)),
-    ),
+    overview="A child goes missing.",
+    poster_path="/dark.jpg",
+    popularity=50.0,
+    evidence=Evidence("exact", "Dark", "exact"),
+    seasons=(Season(1, 4, 2017), Season(2, 3, 2019)),
 )
 DUNE = replace(DARK, candidate=replace(
     DARK.candidate, provider_id="438631", kind="movie", title="Dune", year=2021, seasons=None,

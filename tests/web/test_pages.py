@@ -25,11 +25,12 @@ from core.links import DAY, verify_user_token
 from core.models import Download
 from core.reasons import Reason, reason
 from core.states import State
-from recognition.candidates import Candidate, Evidence
+from recognition.candidates import Evidence
 from recognition.identify import Status
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
 from tests.hashes import v1, v2
+from tests.support.candidates import stored
 from tests.support.tmdb import FakeTmdb
 from tests.web.conftest import (
     SECRET,
@@ -73,18 +74,27 @@ async def statements_during(store: Store, client: Client, method: str, path: str
 async def candidates_for(store: Store, download: Download) -> list[StoredCandidate]:
     """A recognition in review with two TMDB candidates, the better one first."""
     made = [
-        StoredCandidate(id=new_id(), selected=False, candidate=Candidate(
-            provider="tmdb", provider_id="438631", kind="movie", title="Dune",
-            original_title="Dune", year=2021, overview="Paul Atreides travels to Arrakis.",
-            poster_path="/d5NXSklXo0qyIYkgV94XAgMIckC.jpg", popularity=120.5, score=0.8,
+        stored(
+            "438631",
+            "Dune",
+            2021,
+            overview="Paul Atreides travels to Arrakis.",
+            poster_path="/d5NXSklXo0qyIYkgV94XAgMIckC.jpg",
+            popularity=120.5,
+            score=0.8,
             evidence=Evidence("exact", "Dune", "none", ratio=3.4),
-        )),
-        StoredCandidate(id=new_id(), selected=False, candidate=Candidate(
-            provider="tmdb", provider_id="841", kind="movie", title="Dune", original_title=None,
-            year=1984, overview="The spice must flow.", poster_path=None, popularity=35.2,
-            score=0.7, evidence=Evidence("exact", "Дюна", "far", seasons="misfit", misfit="S02"),
-        )),
-    ]  # fmt: skip
+        ),
+        stored(
+            "841",
+            "Dune",
+            1984,
+            original_title=None,
+            overview="The spice must flow.",
+            popularity=35.2,
+            score=0.7,
+            evidence=Evidence("exact", "Дюна", "far", seasons="misfit", misfit="S02"),
+        ),
+    ]
     await store.recognitions.save(
         download.id,
         kind="movie",
@@ -473,22 +483,13 @@ async def test_the_review_page_says_which_words_the_title_does_not_explain(
     store: Store, client: Client
 ) -> None:
     download = await new_download(store, "Avatar - The Last Airbender", state=State.REVIEW)
-    film = StoredCandidate(
-        id=new_id(),
-        selected=False,
-        candidate=Candidate(
-            provider="tmdb",
-            provider_id="19995",
-            kind="movie",
-            title="Avatar",
-            original_title="Avatar",
-            year=2009,
-            overview=None,
-            poster_path=None,
-            popularity=200,
-            score=0.6,
-            evidence=Evidence("partial", "Avatar", "none", unexplained="last airbender"),
-        ),
+    film = stored(
+        "19995",
+        "Avatar",
+        2009,
+        popularity=200,
+        score=0.6,
+        evidence=Evidence("partial", "Avatar", "none", unexplained="last airbender"),
     )
     await store.recognitions.save(
         download.id, kind="series", title="Avatar - The Last Airbender", year=None, season=None,
@@ -690,22 +691,14 @@ def test_template_labels_are_translated_and_escaped_when_compiled() -> None:
 
 async def test_the_card_says_why_a_title_was_taken(store: Store, client: Client) -> None:
     download = await new_download(store, "Dune.2021.1080p", state=State.DONE)
-    chosen = StoredCandidate(
-        id=new_id(),
+    chosen = stored(
+        "438631",
+        "Dune",
+        2021,
         selected=True,
-        candidate=Candidate(
-            provider="tmdb",
-            provider_id="438631",
-            kind="movie",
-            title="Dune",
-            original_title="Dune",
-            year=2021,
-            overview=None,
-            poster_path=None,
-            popularity=120.5,
-            score=0.98,
-            evidence=Evidence("exact", "Dune", "exact", ratio=3.4),
-        ),
+        popularity=120.5,
+        score=0.98,
+        evidence=Evidence("exact", "Dune", "exact", ratio=3.4),
     )
     await store.recognitions.save(
         download.id, kind="movie", title="Dune", year=2021, season=None, status=Status.AUTO,

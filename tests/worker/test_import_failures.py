@@ -7,13 +7,13 @@ from pathlib import Path
 from common.explain import reason_text
 from common.i18n import I18n
 from core import clock
-from core.ids import new_id
 from core.reasons import Reason
 from core.states import State
-from recognition.candidates import Candidate, Evidence
+from recognition.candidates import Evidence
 from recognition.identify import Status
 from store import Store
-from store.recognition import StoredCandidate, StoredFile
+from store.recognition import StoredFile
+from tests.support.candidates import stored
 from tests.support.house import application
 from tests.web.conftest import new_download
 from worker.importer import UNEXPECTED_TRIES
@@ -24,22 +24,13 @@ async def test_a_stored_id_that_is_not_a_number_fails_with_a_reason(
 ) -> None:
     """A candidate stored before ids were checked on the way in ("12abc")."""
     download = await new_download(store, "Dune.2021.1080p", state=State.IMPORTING)
-    picked = StoredCandidate(
-        id=new_id(),
+    picked = stored(
+        "12abc",
+        "Dune",
+        2021,
         selected=True,
-        candidate=Candidate(
-            provider="tmdb",
-            provider_id="12abc",
-            kind="movie",
-            title="Dune",
-            original_title=None,
-            year=2021,
-            overview=None,
-            poster_path=None,
-            popularity=1.0,
-            score=1.0,
-            evidence=Evidence("exact", "Dune", "exact"),
-        ),
+        original_title=None,
+        evidence=Evidence("exact", "Dune", "exact"),
     )
     await store.recognitions.save(
         download.id, kind="movie", title="Dune", year=2021, season=None, status=Status.AUTO,

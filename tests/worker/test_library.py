@@ -14,10 +14,11 @@ from core.ids import Id, new_id
 from core.models import Download
 from core.reasons import Reason, reason
 from core.states import State
-from recognition.candidates import Candidate, Evidence, Season
+from recognition.candidates import Evidence, Season
 from recognition.identify import Status
 from store import Store
 from store.recognition import StoredCandidate, StoredFile
+from tests.support.candidates import stored
 from tests.support.house import application
 from tests.support.mounts import tmpfs
 from tests.web.conftest import new_download
@@ -28,22 +29,16 @@ SHOW = "Dark (2017) [tmdbid-70523]"
 
 
 def movie(title: str = "Dune", provider_id: str = "438631") -> StoredCandidate:
-    return StoredCandidate(
-        id=new_id(),
+    return stored(
+        provider_id,
+        title,
+        2021,
         selected=True,
-        candidate=Candidate(
-            provider="tmdb",
-            provider_id=provider_id,
-            kind="movie",
-            title=title,
-            original_title="Dune",
-            year=2021,
-            overview="Paul.",
-            poster_path="/dune.jpg",
-            popularity=100.0,
-            score=1.0,
-            evidence=Evidence("exact", title, "exact"),
-        ),
+        original_title="Dune",
+        overview="Paul.",
+        poster_path="/dune.jpg",
+        popularity=100.0,
+        evidence=Evidence("exact", title, "exact"),
     )
 
 
