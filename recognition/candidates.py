@@ -123,6 +123,9 @@ class Candidate:
     poster_path: str | None
     popularity: float
     names: tuple[str, ...] = ()  # alternative titles and translations
+    # The translations alone: the title's own name in other languages, where an
+    # alternative title may name a part of it ("Kimetsu no Yaiba: Yuukaku-hen").
+    translations: tuple[str, ...] = ()
     countries: tuple[str, ...] = ()  # origin (shows) or production countries (movies)
     seasons: tuple[Season, ...] | None = None  # None: unknown
     imdb_id: str | None = None

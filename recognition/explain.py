@@ -18,7 +18,13 @@ from recognition.folding import ARTICLES, compact, title_key
 
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _SUBTITLE = re.compile(r"\s*[:~]\s*|\s+[-–—]\s+")
-_SEASON_WORDS = frozenset({"season", "series", "saison", "staffel", "temporada", "сезон", "cour"})
+_SEASON_WORDS = frozenset(
+    {"season", "series", "saison", "staffel", "temporada", "сезон", "cour", "stagione", "sezon"}
+    | {"sezonul", "sasong", "sesong", "sæson", "seizoen", "kausi", "evad"}
+)
+# A part of a show in other languages ("Parte 3", "Partie 2", "Teil 2"): TMDB names
+# Netflix's parts "Part N".
+_PART_WORDS = {"parte": "part", "partie": "part", "teil": "part", "czesc": "part"}
 # Words a season's name shares with many others: never what tells seasons apart.
 _COMMON = _SEASON_WORDS | {"final", "chapter", "part", "story", "special", "return", "world"}
 
@@ -126,6 +132,7 @@ def season_named(words: Sequence[str], seasons: Sequence[Named] | None) -> int |
     or its number ("III", "2nd Season", "Season 2", "S2"), when the candidate has it."""
     if not seasons or not words:
         return None
+    words = [_PART_WORDS.get(w, w) for w in words]
     wanted = " ".join(w for w in words if w not in ARTICLES)
     numbers = {s.number for s in seasons if s.number > 0}
     for season in seasons:

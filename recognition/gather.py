@@ -20,6 +20,7 @@ from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Re
 from recognition.decide import Decision, decide, ranked
 from recognition.folding import numerals_swapped
 from recognition.lookups import Lookup
+from recognition.parsing.release import without_part
 from recognition.recognize import Recognized
 from recognition.weigh import contradicted, strong
 
@@ -27,9 +28,28 @@ DETAILS = 3  # candidates whose details are fetched in one round
 PAGE = 20  # TMDB's page: a full first page may hide the right title on the next
 
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
-_KANA_HAN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_UKRAINIAN = re.compile(r"[іїєґІЇЄҐ]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
+# Scripts of one language: the title is searched in it.
+_SCRIPTS = (
+    (re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]"), "el-GR"),
+    (re.compile(r"[\u0590-\u05ff]"), "he-IL"),
+    (re.compile(r"[\u0600-\u06ff]"), "ar-SA"),
+    (re.compile(r"[\u0e00-\u0e7f]"), "th-TH"),
+    (re.compile(r"[\u0900-\u097f]"), "hi-IN"),
+    (re.compile(r"[\u0b80-\u0bff]"), "ta-IN"),
+    (re.compile(r"[\u0c00-\u0c7f]"), "te-IN"),
+)
 _LATIN_LANGUAGES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "cs", "tr"})
+# A Latin title tagged with one of these languages ("Alles.steht.Kopf.2.German",
+# "Intensamente.2.Latino") is searched in it: a local title is TMDB's translation there.
+_TAGGED = {
+    "de": "de-DE", "fr": "fr-FR", "es": "es-ES", "it": "it-IT", "pt": "pt-BR", "nl": "nl-NL",
+    "sv": "sv-SE", "da": "da-DK", "no": "no-NO", "fi": "fi-FI", "pl": "pl-PL", "tr": "tr-TR",
+    "cs": "cs-CZ", "hu": "hu-HU", "ro": "ro-RO",
+}  # fmt: skip
 
 
 def query_of(recognized: Recognized) -> Query:
@@ -117,7 +137,8 @@ async def _search_kind(
     numerals = numerals_swapped(first.title)
     # "Shingeki no Kyojin - The Final Season": the show is found by the part before
     # the dash, and weighed by the whole (its season's name must explain the rest).
-    stem = first.title.split(" - ", 1)[0] if " - " in first.title else None
+    # "Lupin Partie 2": the show is found by its name without the part.
+    stem = first.title.split(" - ", 1)[0] if " - " in first.title else without_part(first.title)
     searched = [*others, *([Reading(numerals, first.year)] if numerals else [])]
     for reading in [*searched, *([Reading(stem, first.year)] if stem else [])]:
         if found.strong():
@@ -125,7 +146,8 @@ async def _search_kind(
         await _search(kind, reading, lookup, found, language)
         await _details(kind, lookup, found)
     if not found.strong() and first.year is not None and page is not None and len(page) >= PAGE:
-        more = await lookup.search(kind, first.title, first.year, _written_in(first, language))
+        written = _written_in(first, language, query.language)
+        more = await lookup.search(kind, first.title, first.year, written)
         found.add(more or ())
         await _details(kind, lookup, found)
 
@@ -149,7 +171,7 @@ async def _search(
 ) -> list[Candidate] | None:
     """The title in the language it is written in (its results' titles compare with
     it), and in the person's language when that found nothing."""
-    written = _written_in(reading, language)
+    written = _written_in(reading, language, found.language_tag)
     page = await lookup.search(kind, reading.title, None, written)
     if not page and written != language:
         page = await lookup.search(kind, reading.title, None, language)
@@ -280,16 +302,28 @@ def _kinds(recognized: Recognized) -> list[MediaKind]:
     return ["movie", "series"]
 
 
-def _written_in(reading: Reading, language: str) -> str:
-    """The TMDB language of the script the title is written in: results then carry
-    titles in that script, comparable with it."""
+def _written_in(reading: Reading, language: str, tag: str | None = None) -> str:
+    """The TMDB language the title is written in: results then carry titles in it,
+    comparable with it. By its script (Ukrainian letters, kana, han alone: Chinese,
+    Greek, Hebrew, Arabic…); a Latin title by the release's language tag, else the
+    person's language when it is written in Latin letters, else English."""
     own = language.split("-")[0].lower()
-    if _CYRILLIC.search(reading.title):
+    title = reading.title
+    if _CYRILLIC.search(title):
+        if _UKRAINIAN.search(title):
+            return "uk-UA"
         return language if own in ("ru", "uk", "be", "bg", "sr") else "ru-RU"
-    if _KANA_HAN.search(reading.title):
+    if _KANA.search(title):
         return "ja-JP"
-    if _HANGUL.search(reading.title):
+    if _HAN.search(title):
+        return "zh-CN"
+    if _HANGUL.search(title):
         return "ko-KR"
+    for script, written in _SCRIPTS:
+        if script.search(title):
+            return written
+    if tag in _TAGGED and own != tag:
+        return _TAGGED[tag]
     return language if own in _LATIN_LANGUAGES else "en-US"
 
 
@@ -315,6 +349,11 @@ class _Found:
 
     def requery(self, query: Query) -> None:
         self._query = query
+
+    @property
+    def language_tag(self) -> str | None:
+        """The release's language tag ("GERMAN": "de")."""
+        return self._query.language
 
     def detailed(self, candidate: Candidate) -> bool:
         return (candidate.kind, candidate.provider_id) in self._detailed

@@ -45,6 +45,8 @@ from recognition.parsing.release import (
     numbered_episode,
     parse_file,
     parse_release,
+    title_part,
+    without_part,
 )
 from recognition.parsing.subtitles import subtitle_language
 
@@ -120,6 +122,8 @@ def recognize(
     videos = _videos(roles)
     as_kind = found_kind if found_kind != "unknown" else None
     parses = {path: parse_file(path, kind=as_kind) for path in videos}
+    if found_kind == "series" and _part_in_files(base.title, parses.values()):
+        base = replace(base, title=without_part(base.title or "") or base.title)
     names = _names(base, parses[videos[0]] if videos else None, hint, fixed, found_kind)
     read = _Read(found_kind, base, hint, fixed, parses, single=len(videos) == 1)
     return Recognized(
@@ -141,6 +145,18 @@ def recognize(
         episode_title=base.episode_title if read.single else None,
         special=base.special,
     )
+
+
+def _part_in_files(title: str | None, parses: Iterable[Parsed]) -> bool:
+    """ "La Casa de Papel - Parte 3" of files "S03E01…" (or "Parte 2" of "S01E07…"):
+    a part of a show whose files say where they go, so the part is no word of the
+    title. Files that number the part from "S01E01" do not say it: the part's name
+    must (TMDB's season "Part 3")."""
+    number = title_part(title) if title else None
+    parsed = list(parses)
+    if number is None or not parsed or any(p.season is None or not p.episodes for p in parsed):
+        return False
+    return all(p.season == number for p in parsed) or min(min(p.episodes) for p in parsed) > 1
 
 
 def _videos(roles: Iterable[FileRole]) -> list[str]:

@@ -132,7 +132,7 @@ def _under_reading(
     matched, title = _best_name(reading.title, candidate)
     why = explain(
         reading.title,
-        [n for n in (candidate.title, candidate.original_title) if n],
+        [n for n in (candidate.title, candidate.original_title, *candidate.translations) if n],
         candidate.names,
         candidate.seasons if candidate.kind == "series" else None,
     )

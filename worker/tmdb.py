@@ -252,6 +252,7 @@ def _detailed(found: Candidate, answer: Json) -> Candidate:
     """What details add: names (alternative titles, translations), countries,
     seasons with their episode counts, the IMDb id."""
     names: list[str] = []
+    translated: list[str] = []
     alternative = answer.get("alternative_titles")
     if isinstance(alternative, dict):
         rows = alternative.get("titles", alternative.get("results"))
@@ -261,7 +262,8 @@ def _detailed(found: Candidate, answer: Json) -> Candidate:
         for row in _dicts(translations.get("translations")):
             data = row.get("data")
             if isinstance(data, dict):
-                names.append(_text(data.get("title")) or _text(data.get("name")) or "")
+                translated.append(_text(data.get("title")) or _text(data.get("name")) or "")
+    names += translated
     countries = list(found.countries)
     countries += [
         _text(c.get("iso_3166_1")) or "" for c in _dicts(answer.get("production_countries"))
@@ -288,6 +290,7 @@ def _detailed(found: Candidate, answer: Json) -> Candidate:
     return replace(
         found,
         names=tuple(dict.fromkeys(n for n in names if n and n not in known)),
+        translations=tuple(dict.fromkeys(n for n in translated if n and n not in known)),
         countries=tuple(dict.fromkeys(c for c in countries if c)),
         seasons=seasons,
         imdb_id=imdb,

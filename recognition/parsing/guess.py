@@ -109,11 +109,18 @@ def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
         return Guess(None, None, None, (), (), (), (), None, False, False, None)
     matches: Mapping[str, Sequence[Any]] = getattr(result, "matches", None) or {}
     title_spans = _spans(text, matches, "title")
+    title = _title(result.get("title"))
+    word = _word_before_title(text, _spans(text, matches, "release_group"), title_spans)
+    if title is not None and word is not None:
+        end = title_spans[0].end
+        title, title_spans = f"{word.raw}-{title}", (_Span(0, end, text[:end]),)
     alternatives = _spans(text, matches, "alternative_title")
-    country_tag = _country_tag(_spans(text, matches, "language"), title_spans)
+    languages = _spans(text, matches, "language")
+    country_tag = _country_tag(languages, title_spans)
+    language = None if country_tag else _language(result.get("language"))
     return Guess(
         type=_str_or_none(result.get("type")),
-        title=_title(result.get("title")),
+        title=title,
         title_span=title_spans[0] if title_spans else None,
         years=_ints(result.get("year")),
         year_spans=_spans(text, matches, "year"),
@@ -123,7 +130,7 @@ def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
         year_read_as_episode=_year_read_as_episode(text, matches),
         split_part=bool(matches.get("part") or matches.get("volume")),
         country_after_title=country_tag or _country_in_brackets(text, title_spans),
-        language=None if country_tag else _language(result.get("language")),
+        language=_audio_language(text, language, title_spans),
         service=_str_or_none(result.get("streaming_service")),
         episode_title=_str_or_none(result.get("episode_title")),
         subtitle=_after_dash(text, title_spans, alternatives),
@@ -170,6 +177,33 @@ def _country_in_brackets(text: str, titles: Sequence[_Span]) -> str | None:
         ),
         None,
     )
+
+
+def _word_before_title(text: str, groups: Sequence[_Span], titles: Sequence[_Span]) -> _Span | None:
+    """ "Spider-Man.No.Way.Home", "Vice-Versa.2.2024": guessit takes the capitalized
+    word before the title's hyphen for a release group; it is the title's first word
+    (a group in front is written "grp-" or "GROUP-")."""
+    if not groups or not titles or groups[0].start != 0 or titles[0].start != groups[0].end + 1:
+        return None
+    word = groups[0]
+    joined = text[word.end] == "-" and _CAPITALIZED.fullmatch(word.raw) is not None
+    return word if joined and text[titles[0].start].isalpha() else None
+
+
+_CAPITALIZED = re.compile(r"[A-Z][a-z]+")
+# A tag that says the audio is a dub: "Hindi Dubbed", "Dublado", "PL.DUBBING", "Dublaj",
+# "Lektor", Spanish dubs' "Latino" and "Castellano" (guessit reads Catalan). Its
+# language is the dub's, not the original's.
+_DUBBED = re.compile(
+    r"(?i)(?<![a-z])(?:dubbed|dublado|dublaj|dubbing|dub|lektor|latino|castellano)(?![a-z])"
+)
+
+
+def _audio_language(text: str, language: str | None, titles: Sequence[_Span]) -> str | None:
+    """The language tag as the original's language: none for a dub (words after the
+    title only)."""
+    after = text[titles[0].end :] if titles else text
+    return None if _DUBBED.search(after) else language
 
 
 def _after_dash(text: str, titles: Sequence[_Span], alternatives: Sequence[_Span]) -> str | None:

@@ -8,7 +8,7 @@ fansub names (``recognition.parsing.anime``); Russian tracker names (``Дюна 
 import datetime
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -145,6 +145,12 @@ _ENDS_IN_NUMBER = re.compile(r"\d$")
 _PART_RANGE = re.compile(
     r"(?i)\s+(?:parts?|pt|chapters?|episodes?|eps?|серии|части)\s*\d{1,3}\s*[-–~]\s*\d{1,3}$"
 )
+# "La Casa de Papel - Parte 3", "Lupin.Partie.2": a part of a show (Netflix's parts, which
+# TMDB may list as seasons named "Part N"), or of a film ("Dune Part Two").
+_PART_AT_END = re.compile(
+    r"(?i)[\s._:,-]+(?:part|parte|partie|teil|część|czesc)[\s._]*"
+    r"(\d{1,2}|[IVX]{1,4}|one|two|three|four|five|six|seven|eight|nine|ten)$"
+)
 _ONLY_YEARS = re.compile(r"\(?\s*(?:19|20)\d\d(?:\s*[-–]\s*(?:19|20)\d\d)?\s*\)?")
 # Russian season and episode words: "Сезон: 1-3", "2 сезон", "1-3 сезоны", "2-й сезон",
 # "Серии: 1-26 из 26", "1-9 серии из 9", "Серия 3".
@@ -160,8 +166,9 @@ _RU_SEASON_AFTER = re.compile(
 )
 _RU_ANIME_SEASON = re.compile(r"\[TV-?(\d{1,2})\]", re.IGNORECASE)  # "[TV-1]", "[TV2]"
 _RU_ALL_EPISODES = re.compile(r"(?<![\d-])(\d{1,4})\s+из\s+(\d{1,4})", re.IGNORECASE)
-_RU_EPISODE_AFTER = re.compile(r"(?:сери[яи]|эпизод[ыа]?)\s*[:№]?\s*" + _RANGE, re.IGNORECASE)
-_RU_EPISODE_BEFORE = re.compile(_RANGE + r"\s*(?:-?я\s*)?(?:сери[яийе]|эпизод)", re.IGNORECASE)
+# "серія"/"серії": the Ukrainian words.
+_RU_EPISODE_AFTER = re.compile(r"(?:сер[иі][яиї]|эпизод[ыа]?)\s*[:№]?\s*" + _RANGE, re.IGNORECASE)
+_RU_EPISODE_BEFORE = re.compile(_RANGE + r"\s*(?:-?я\s*)?(?:сер[иі][яийеї]|эпизод)", re.IGNORECASE)
 
 
 def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
@@ -171,7 +178,7 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     episodes); the result then has that kind.
     """
     text = _TILDE_RANGE.sub("-", unicodedata.normalize("NFC", name).strip())
-    text = _BRITISH_SERIES.sub(_as_season, text)
+    text = local_numbers(_BRITISH_SERIES.sub(_as_season, text))
     if not text:
         return Parsed("unknown", None, None, None, ())
     if (marked := _tv_season_marked(text, kind)) is not None:
@@ -226,7 +233,7 @@ def _parse_scene(
         title = f"{title} - {guess.subtitle}"  # explained by the candidate, or partial
     if ru is not None:
         title = _before_russian_numbers(title)
-    parsed = _assemble(guess, kind, title, year, None, ru)
+    parsed = _assemble(guess, kind, title, year, _bracketed_title(text, guess), ru)
     if named_special is not None and named_special.start() > 0:
         parsed = replace(
             parsed,
@@ -237,6 +244,31 @@ def _parse_scene(
             episode_title=named_special.group(1),
         )
     return replace(parsed, country=country, title_with_year=title_with_year)
+
+
+def _bracketed_title(text: str, guess: Guess) -> str | None:
+    """ "Del revés 2 (Inside Out 2) (2024)": a dub named by its local title, with the
+    original in brackets right after it. The bracket is a title when guessit reads
+    nothing else in it (not a year, tag, edition or country)."""
+    if guess.title_span is None:
+        return None
+    found = _BRACKET_AFTER.match(text, guess.title_span.end)
+    if found is None:
+        return None
+    inner = _clean(re.sub(r"[._]", " ", found.group(1)))
+    if inner is None or inner.upper() in COUNTRY_TAGS or fold(inner) in _NOT_TITLES:
+        return None
+    alone = guess_name(inner, "movie")
+    if alone.title != inner or alone.years or alone.language or alone.service:
+        return None
+    return inner
+
+
+_BRACKET_AFTER = re.compile(r"[\s._]*[(\[]([^()\[\]]*[^\W\d_][^()\[\]]*)[)\]]")
+_NOT_TITLES = frozenset(
+    {"movie", "the movie", "film", "tv", "series", "tv series", "miniseries", "mini series"}
+    | {"complete", "ova", "anime", "extended", "unrated", "uncut", "remastered", "theatrical"}
+)
 
 
 def _guessed(text: str, kind: MediaKind | None) -> Guess:
@@ -250,6 +282,37 @@ def _guessed(text: str, kind: MediaKind | None) -> Guess:
     if guess.split_part and guess.type == "movie":
         guess = guess_name(text, guessed_as, keep_parts=True)
     return guess
+
+
+def local_numbers(text: str) -> str:
+    """Season and episode words guessit does not know, as "Season N" / "Episode N"
+    ("Karppi.Kausi.2", "Σασμός Σεζόν 2", "פאודה עונה 4", "스위트홈 시즌2 1화",
+    "進撃の巨人 第2期 第01話", "مسلسل الهيبة الجزء الثاني الحلقة 5"); a season word and
+    its number in Arabic ("الجزء" only beside an episode or "مسلسل": else a film's part)."""
+    if _ARABIC_SERIES.search(text) or _ARABIC_EPISODE.search(text):
+        text = _ARABIC_PART.sub(lambda m: f" Season {_local_number(m.group(1))} ", text)
+    text = _ARABIC_KIND.sub("", text)
+    for pattern, word in _LOCAL_NUMBERS:
+        text = pattern.sub(_written_as(word), text)
+    return _ALL_EPISODES.sub(" ", text)
+
+
+def _written_as(word: str) -> Callable[[re.Match[str]], str]:
+    """A replacement: the number of the match after ``word`` ("Season 2")."""
+    return lambda found: f" {word} {_local_number(found.group(1))} "
+
+
+def _local_number(written: str) -> str:
+    """ "2", "1-5", "二", "الثاني" as digits."""
+    written = written.strip()
+    if written in _ARABIC_ORDINALS:
+        return str(_ARABIC_ORDINALS[written])
+    if all(ch in _HAN_DIGITS for ch in written):
+        tens, _, ones = written.rpartition("十")
+        if "十" not in written:
+            return str(_HAN_DIGITS[written]) if len(written) == 1 else written
+        return str((_HAN_DIGITS.get(tens, 1) if tens else 1) * 10 + _HAN_DIGITS.get(ones, 0))
+    return re.sub(r"\s*[-–]\s*", "-", written)
 
 
 def _as_season(found: re.Match[str]) -> str:
@@ -297,11 +360,13 @@ def _in_folder(parsed: Parsed, folder: str) -> Parsed:
 
 def folder_season(folder: str) -> int | None:
     """The season the nearest folder names: "Season 2", "Series 2", "Сезон 2",
-    "Show S03", "Show.S03.1080p"."""
-    for name in reversed(folder.split("/")):
+    "Staffel 2", "2ª Temporada", "Kausi 2", "Show S03", "Show.S03.1080p"."""
+    for name in reversed(local_numbers(folder).split("/")):
+        if _SEASON_RANGE.search(name):
+            continue  # "Show S01-S03": no one season
         found = _SEASON_FOLDER.match(name.strip()) or _SEASON_IN_FOLDER.search(name)
         if found is not None:
-            return int(found.group(1))
+            return int(found.group(1) or found.group(2))
     return None
 
 
@@ -376,6 +441,26 @@ def _fix_title_and_year(text: str, guess: Guess) -> tuple[str | None, int | None
     ):
         return title, year, f"{title} {year_span.raw}"
     return title, year, None
+
+
+def without_part(title: str) -> str | None:
+    """The title without the part it ends in ("La Casa de Papel - Parte 3" → "La Casa
+    de Papel"); None when it names no part."""
+    found = _PART_AT_END.search(title)
+    if found is None:
+        return None
+    return title[: found.start()].strip(" -:") or None
+
+
+def title_part(title: str) -> int | None:
+    """The number of the part a title ends in ("Lupin Partie 2": 2; "Part II": 2)."""
+    found = _PART_AT_END.search(title)
+    if found is None:
+        return None
+    written = found.group(1).casefold()
+    if written.isdigit():
+        return int(written)
+    return _NUMBER_WORDS.get(written) or _ROMAN_NUMBERS.get(written)
 
 
 def _without_part_range(title: str | None) -> str | None:
@@ -616,13 +701,72 @@ _BRITISH_SERIES = re.compile(
     r"(?i)(?<=[^\W_])([ ._])series[ ._](\d{1,2})(?:[ ._]?-[ ._]?(\d{1,2}))?(?![\d])"
 )
 _TV_SEASON = re.compile(r"(?i)[\[(]?(?<![a-z0-9])TV-(\d{1,2})(?![a-z0-9])[\])]?")
-_SEASON_FOLDER = re.compile(r"(?i)^(?:season|series|сезон)[\s._-]*(\d{1,2})$")
+# The season words guessit reads, and those ``_LOCAL_NUMBERS`` rewrite as "Season".
+_SEASON_WORD = (
+    r"season|series|сезон|temporada|staffel|saison|stagione|sezon|sezonul|säsong|sesong"
+    r"|sæson|seizoen|évad"
+)
+# "the first" … "the tenth": Arabic names number seasons ("parts") so.
+_ARABIC_ORDINALS = {
+    name: number
+    for number, name in enumerate(
+        [
+            "الأول",
+            "الثاني",
+            "الثالث",
+            "الرابع",
+            "الخامس",
+            "السادس",
+            "السابع",
+            "الثامن",
+            "التاسع",
+            "العاشر",
+        ],
+        start=1,
+    )
+}
+_HAN_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_HAN_DIGITS |= {"十": 10}
+_LOCAL_NUMBER = r"(\d{1,4}(?:\s*[-–]\s*\d{1,4})?|" + "|".join(_ARABIC_ORDINALS) + r")(?![\d\w])"
+# Finnish, Italian plural, Greek, Hebrew, Arabic, Korean: the word, then the number.
+_LOCAL_NUMBERS = (
+    (
+        re.compile(
+            r"(?i)(?<!\w)(?:kausi|stagioni|σεζόν|σεζον|κύκλος|κυκλος|עונה|الموسم|시즌)[\s._:]*"
+            + _LOCAL_NUMBER
+        ),
+        "Season",
+    ),
+    (
+        re.compile(
+            r"(?i)(?<!\w)(?:jakso|επεισόδιο|επεισοδιο|פרק|الحلقة)[\s._:]*(\d{1,4})(?![\d\w])"
+        ),
+        "Episode",
+    ),
+    (re.compile(r"(?<![\d\w])(\d{1,4})\s*[화회](?!\w)"), "Episode"),  # "1화", "5회"
+    (re.compile(r"第\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*期"), "Season"),  # "第2期"
+    (re.compile(r"第\s*(\d{1,4})\s*[話话]"), "Episode"),  # "第01話"
+)
+_ALL_EPISODES = re.compile(r"全\s*\d{1,4}\s*[話话集]")  # "全12話": all twelve episodes
+_ARABIC_SERIES = re.compile(r"(?<!\w)مسلسل(?!\w)")
+_ARABIC_KIND = re.compile(r"^\s*(?:مسلسل|فيلم)\s+")  # "series", "film" before the title
+_ARABIC_EPISODE = re.compile(r"(?<!\w)الحلقة(?!\w)")
+_ARABIC_PART = re.compile(r"(?<!\w)الجزء[\s._:]*" + _LOCAL_NUMBER)
+_SEASON_FOLDER = re.compile(
+    rf"(?i)^(?:(?:{_SEASON_WORD})[\s._-]*(\d{{1,2}})"
+    rf"|(\d{{1,2}})(?:ª|º|\.|-?я|-?й)?[\s._-]*(?:{_SEASON_WORD}))$"
+)
 _SEASON_IN_FOLDER = re.compile(
-    r"(?i)(?<![a-z0-9])(?:S|Season[\s._-]?|Сезон[\s._-]?)(\d{1,2})(?![\dxe])"
+    rf"(?i)(?<![a-z0-9])(?:S|(?:{_SEASON_WORD})[\s._-]?)(\d{{1,2}})(?![\dxe])"
+)
+_SEASON_RANGE = re.compile(
+    rf"(?i)(?<![a-z0-9])(?:S|(?:{_SEASON_WORD})[\s._-]?)\d{{1,2}}\s*[-–~]\s*(?:S|Season\s*)?\d"
 )
 _WORD_SPLIT = re.compile(r"[\s._\-]+")
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _NUMBER_WORDS |= {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_ROMAN_NUMBERS = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8}
+_ROMAN_NUMBERS |= {"ix": 9, "x": 10}
 
 
 def parse_file(path: str, *, kind: MediaKind | None = None) -> Parsed:
@@ -642,6 +786,13 @@ def parse_file(path: str, *, kind: MediaKind | None = None) -> Parsed:
     if parsed.kind != "series":
         return parsed
     folder = text.replace("\\", "/").rpartition("/")[0]
+    if folder and len(parsed.seasons) > 1 and (season := folder_season(folder)) is not None:
+        # "Show Stagioni 1-5/Stagione 3/Show - Episodio 05.mkv": the torrent's range of
+        # seasons is not this file's; its own name and its season's folder are.
+        alone = parse_release(basename, kind=kind)
+        if alone.season is None:
+            alone = replace(alone, season=season, seasons=(season,))
+        parsed = replace(alone, title=alone.title or parsed.title, year=alone.year or parsed.year)
     if folder and ((parsed.date is not None and parsed.episodes) or len(parsed.episodes) > 1):
         # The folder's numbers are not the file's: "Show.2024.02/Show.2024.02.12.mkv"
         # (a month), "Show Серии 1-4 из 9/01.mkv" (the folder's range).
