@@ -73,6 +73,11 @@ class Query:
     unnumbered: tuple[str, ...] = ()  # paths of videos with neither an episode nor a date
     episode_title: str | None = None  # the words after the title: an episode's name?
     special: bool = False  # the name says it is a special
+    # (path, season, words) of videos whose name may be their episode's title ("Tabula
+    # Rasa", "20 Hours in L.A."; season 0: a special's), the season None when unknown
+    named: tuple[tuple[str, int | None, str], ...] = ()
+    # (path, own number) of videos that are specials numbered on their own ("OVA 02")
+    specials: tuple[tuple[str, int | None], ...] = ()
 
 
 @dataclass(frozen=True)

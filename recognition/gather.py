@@ -89,6 +89,12 @@ def query_of(recognized: Recognized) -> Query:
         unnumbered=tuple(f.path for f in videos if not f.episodes and f.date is None),
         episode_title=recognized.episode_title,
         special=recognized.special,
+        named=tuple(
+            (f.path, 0 if f.special else f.season, f.name)
+            for f in videos
+            if recognized.kind == "series" and f.name
+        ),
+        specials=tuple((f.path, f.special_number) for f in videos if f.special),
     )
 
 
@@ -119,6 +125,7 @@ async def find_title(
         await _leading_words(query.readings[0], lookup, found, language)
     await _aired(query, lookup, found)
     await _specials(query, lookup, found)
+    await _episode_lists(query, lookup, found)
     decision = decide(query, found.all(), auto_accept)
     if decision.rule in ("ambiguous", "popularity") and await _episode_names(query, lookup, found):
         decision = decide(query, found.all(), auto_accept)
@@ -239,6 +246,7 @@ async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
         and (
             len(query.unnumbered) + len(query.episodes) > 1
             or query.episode_title
+            or query.specials
             or (c.evidence and c.evidence.unexplained)
         )
     ]
@@ -247,6 +255,29 @@ async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
         if listed is None:
             return
         found.listed(show, listed)
+
+
+async def _episode_lists(query: Query, lookup: Lookup, found: "_Found") -> None:
+    """Videos that may be named by their episode's title ("Lost - Season 1/Tabula
+    Rasa.avi", "20 Hours in L.A.avi"): the seasons they are in (by their folder, the
+    torrent's name, or the season the title names), of the two likeliest shows, so
+    that the name TMDB gives one episode places the file (``recognition.weigh``)."""
+    if not any(season != 0 for _, season, _ in query.named):
+        return
+    shows = [c for c in found.shows() if c.evidence is not None and c.evidence.title != "weak"]
+    for show in shows[:2]:
+        named = show.evidence.season if show.evidence is not None else None
+        wanted = {named if season is None else season for _, season, _ in query.named}
+        have = {s.number for s in show.seasons or () if s.number > 0}
+        fetched = {e.season for e in show.aired}
+        episodes: list[AiredEpisode] = []
+        for number in sorted(n for n in wanted if n in have and n not in fetched):
+            listed = await lookup.season(show, number)
+            if listed is None:
+                break
+            episodes += listed
+        if episodes:
+            found.listed(show, episodes)
 
 
 async def _episode_names(query: Query, lookup: Lookup, found: "_Found") -> bool:

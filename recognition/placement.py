@@ -57,12 +57,12 @@ def _in_named_folders(
 def _as_listed(
     files: Sequence[RecognizedFile], listed: Sequence[tuple[str, int, int]]
 ) -> list[RecognizedFile]:
-    """A file with no episode that TMDB lists (by its date or its name) is that
-    episode; its subtitles follow it."""
+    """A file that TMDB lists (by its date, or by its name: whatever number the name
+    holds, "20 Hours in L.A.") is that episode; its subtitles follow it."""
     aired = {path: (season, episode) for path, season, episode in listed}
     return [
-        replace(f, season=aired[key][0], episodes=(aired[key][1],))
-        if not f.episodes and (key := f.path if f.role == "video" else f.video) in aired
+        replace(f, season=aired[key][0], episodes=(aired[key][1],), absolute=False)
+        if (key := f.path if f.role == "video" else f.video) in aired
         else f
         for f in files
     ]
@@ -85,12 +85,18 @@ def _moved_by_counts(
 ) -> dict[str, RecognizedFile]:
     """Videos numbered across seasons (or counting on within one), by path, moved to
     the season and episodes the title's episode counts put them in: all of a file's
-    episodes in one season, or it does not move."""
+    episodes in one season, or it does not move. Within a season, numbers some of
+    which are its own and some past it ("Сезон 3/Серия 15", "Серия 41") do not say
+    which count on: none of them moves."""
     moved: dict[str, RecognizedFile] = {}
+    counts = {s.number: s.episodes for s in seasons or ()}
+    counted = [f for f in files if f.role == "video" and f.episodes and f.absolute]
+    own = {f.season for f in counted if max(f.episodes) <= counts.get(f.season or 0, 0)}
+    past = {f.season for f in counted if max(f.episodes) > counts.get(f.season or 0, 0)}
     for file in files:
         if file.role != "video" or not file.episodes:
             continue
-        if file.season is not None and not file.absolute:
+        if file.season is not None and (not file.absolute or file.season in own & past):
             continue
         where = [absolute_to_season(e, seasons, file.season) for e in file.episodes]
         targets = {w[0] for w in where if w is not None}

@@ -26,6 +26,7 @@ from types import MappingProxyType
 from core.errors import InvalidInputError
 from recognition.folding import fold, title_key
 from recognition.overrides import Overrides, read_overrides
+from recognition.parsing.episodes import counts_on, episode_name, special_of
 from recognition.parsing.files import (
     FileRole,
     Role,
@@ -70,6 +71,12 @@ class RecognizedFile:
     reason: str = ""
     date: datetime.date | None = None
     absolute: bool = False  # "S3 - 59": the number may count on from season 1
+    # Not stored (what they place is, as the chosen candidate's ``listed``): the words
+    # of a series video's name that may be its episode's title ("Tabula Rasa", "20
+    # Hours in L.A."), and a special numbered on its own ("OVA 02": 2).
+    name: str | None = None
+    special: bool = False
+    special_number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -172,7 +179,7 @@ def _kind_of(base: Parsed, roles: Sequence[FileRole], given: MediaKind | None) -
         return "series"
     episodic = {r.path for r in without_films(roles) if r.role == "video"}
     own = [parse_file(path) for path in _videos(roles) if path in episodic]
-    numbered = [p for p in own if p.kind == "series" and (p.episodes or p.date)]
+    numbered = [p for p in own if p.kind == "series" and (p.episodes or p.date or p.special)]
     explicit = any(p.season is not None and p.episodes for p in own)
     if own and (len(numbered) == len(own) or (explicit and len(own) > 1)):
         # every file an episode (films of a box aside), or a box: one "S01E01"
@@ -250,10 +257,16 @@ def _files(roles: Sequence[FileRole], read: _Read, torrent_name: str) -> tuple[R
     natural = read.natural
     added = _added_titles(torrent_name) if read.kind == "series" and not read.single else ()
     videos = {
-        path: replace(
-            _video_file(path, natural[path], parsed.date or read.base.date, read),
-            absolute=parsed.absolute or (not parsed.episodes and read.base.absolute),
-            flags=("added",) if _names_added(path, parsed, added) else (),
+        path: _named_other_ways(
+            replace(
+                _video_file(path, natural[path], parsed.date or read.base.date, read),
+                absolute=parsed.absolute
+                or (not parsed.episodes and read.base.absolute)
+                or (bool(parsed.episodes) and counts_on(path)),
+                flags=("added",) if _names_added(path, parsed, added) else (),
+            ),
+            parsed,
+            read,
         )
         for path, parsed in read.parses.items()
     }
@@ -266,6 +279,24 @@ def _files(roles: Sequence[FileRole], read: _Read, torrent_name: str) -> tuple[R
         else:
             result.append(RecognizedFile(role.path, "skip", None, (), None, (), reason=role.reason))
     return tuple(result)
+
+
+def _named_other_ways(file: RecognizedFile, parsed: Parsed, read: _Read) -> RecognizedFile:
+    """A series video named other ways than by its number: a special numbered on its
+    own ("OVA 02", "Specials/Show - 01") is no episode of a season; the words of its
+    name that may be its episode's title (TMDB's names tell, ``recognition.weigh``),
+    unless a person numbered it."""
+    if read.kind != "series" or file.date is not None:
+        return file
+    special, number = special_of(file.path, file.episodes)
+    if special or parsed.special:
+        file = replace(
+            file, season=None, episodes=(), absolute=False, special=True, special_number=number
+        )
+    if read.hint.episode is not None or read.fixed.episode_offset:
+        return file
+    # Not the file's own title: guessit reads a name of words as one ("Special.avi").
+    return replace(file, name=episode_name(file.path, (read.base.title, read.base.alt_title)))
 
 
 def _subtitle_file(
@@ -368,7 +399,12 @@ def _added_titles(torrent_name: str) -> tuple[str, ...]:
     """The title keys a box's name adds after "+": "Breaking Bad S01-S05 + El Camino
     (1080p …)" adds "el camino"."""
     added = []
-    for part in _PLUS.split(torrent_name)[1:]:
+    # A "+" inside brackets lists what the torrent holds ("(Semi-Finals + Final)",
+    # "(Extras + Specials)"): only one outside them adds a title.
+    outside = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", lambda m: "_" * len(m.group(0)), torrent_name)
+    pluses = list(_PLUS.finditer(outside))
+    ends = [m.start() for m in pluses[1:]] + [len(torrent_name)] * bool(pluses)
+    for part in (torrent_name[m.end() : end] for m, end in zip(pluses, ends, strict=True)):
         title = parse_release(part).title
         if title and (key := title_key(title)):
             added.append(key)

@@ -161,7 +161,11 @@ def _under_reading(
         unexplained=None if special is not None else why.unexplained,
         season_words=why.season_words,
         other_article=_other_article(reading.title, candidate.original_title),
-        listed=known.listed + ((special,) if special is not None else _in_box(query, candidate)),
+        listed=_first_per_path(
+            known.listed,
+            (special,) if special is not None else _in_box(query, candidate),
+            _by_names(query, candidate, named),
+        ),
     )
 
 
@@ -245,12 +249,77 @@ def _episode_key(name: str) -> str:
     return " ".join(w for w in title_key(name).split() if w not in ("part", "pt"))
 
 
+def _by_names(
+    query: Query, candidate: Candidate, named: int | None
+) -> tuple[tuple[str, int, int], ...]:
+    """Videos whose name is the name TMDB gives exactly one episode of their season
+    ("Tabula Rasa"; "Pilot Part 2" for "Pilot (2)"): that episode, whatever number the
+    name holds ("20 Hours in L.A.", "Three Men and Adena"); a season None is the one
+    the title names. Then specials numbered on their own, by order (``_in_order``)."""
+    if candidate.kind != "series":
+        return ()
+    own = {key for n in candidate.all_names() if (key := _name_key(n))}
+    found = []
+    for path, season, words in query.named:
+        number = named if season is None else season
+        if number is None:
+            continue
+        key = _name_key(words)
+        # The show's name may open the file's, or the episode's ("Lost in Translation").
+        keys = {key} | {key[len(n) + 1 :] for n in own if key.startswith(n + " ")}
+        hits = [
+            e.number
+            for e in candidate.aired
+            if e.season == number and e.name and _name_key(e.name) in keys
+        ]
+        if key and len(hits) == 1:
+            found.append((path, number, hits[0]))
+    if not any(path == f[0] for path, _ in query.specials for f in found):
+        found += _in_order(query, candidate)
+    return tuple(found)
+
+
+def _in_order(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], ...]:
+    """Specials numbered on their own, all of TMDB's ("OVA 01"…"OVA 03" of a show with
+    three specials): the n-th is TMDB's n-th. One more or less, or one without a
+    number, and the order says nothing."""
+    numbers = [number for _, number in query.specials]
+    count = next((s.episodes for s in candidate.seasons or () if s.number == 0), 0)
+    if not numbers or sorted(n or 0 for n in numbers) != list(range(1, count + 1)):
+        return ()
+    listed = sorted({e.number for e in candidate.aired if e.season == 0})
+    order = listed if len(listed) == count else list(range(1, count + 1))
+    return tuple((path, 0, order[number - 1]) for path, number in query.specials if number)
+
+
+def _name_key(name: str) -> str:
+    """An episode's name to compare, its numbers without leading zeros ("OVA 01")."""
+    return " ".join(w.lstrip("0") or "0" if w.isdigit() else w for w in _episode_key(name).split())
+
+
+def _first_per_path(
+    *found: tuple[tuple[str, int, int], ...],
+) -> tuple[tuple[str, int, int], ...]:
+    """What places each file, the first that does: an air date, a special's name, a
+    name TMDB gives an episode, the order of specials."""
+    seen: dict[str, tuple[str, int, int]] = {}
+    for row in (row for rows in found for row in rows):
+        seen.setdefault(row[0], row)
+    return tuple(seen.values())
+
+
 def _season_by_reading(query: Query, candidate: Candidate) -> int | None:
     """ "Demon Slayer (Entertainment District Arc) - 05": another reading of the
-    release is the name TMDB gives one of the show's seasons."""
+    release is the name TMDB gives one of the show's seasons. A season named as the
+    show itself ("Nisekoi:" of "Nisekoi") is not named by the show's name."""
     if candidate.kind != "series":
         return None
-    names = {title_key(s.name): s.number for s in candidate.seasons or () if s.name and s.number}
+    own = {title_key(name) for name in candidate.all_names()}
+    names = {
+        key: s.number
+        for s in candidate.seasons or ()
+        if s.name and s.number and (key := title_key(s.name)) not in own
+    }
     return next((names[k] for r in query.readings if (k := title_key(r.title)) in names), None)
 
 

@@ -61,6 +61,22 @@ _EXTRA_FOLDERS = frozenset(
         "special features",
         "making of",
         "promos",
+        # a BD box's creditless openings and endings, menus, previews and commercials
+        "nc",
+        "ncop",
+        "nced",
+        "ncoped",
+        "creditless",
+        "menu",
+        "menus",
+        "preview",
+        "previews",
+        "cm",
+        "cms",
+        "pv",
+        "pvs",
+        "spot",
+        "spots",
     }
 )
 _EXTRA_WORDS = re.compile(

@@ -16,6 +16,7 @@ from babel import Locale
 
 from recognition.folding import fold
 from recognition.parsing.anime import parse_anime
+from recognition.parsing.files import VIDEO_EXTENSIONS
 from recognition.parsing.guess import Guess, MediaKind
 from recognition.parsing.guess import guess as guess_name
 
@@ -179,6 +180,7 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     """
     text = _TILDE_RANGE.sub("-", unicodedata.normalize("NFC", name).strip())
     text = local_numbers(_BRITISH_SERIES.sub(_as_season, text))
+    text = _year_seasons(text)
     if not text:
         return Parsed("unknown", None, None, None, ())
     if (marked := _tv_season_marked(text, kind)) is not None:
@@ -698,9 +700,24 @@ _NAMED_SPECIAL = re.compile(
 )
 # "Sherlock.Series.1-4", "Peep Show Series 3": a British season, after a title.
 _BRITISH_SERIES = re.compile(
-    r"(?i)(?<=[^\W_])([ ._])series[ ._](\d{1,2})(?:[ ._]?-[ ._]?(\d{1,2}))?(?![\d])"
+    r"(?i)(?<=[^\W_])(?:\s-)?([ ._])series[ ._](\d{1,2})(?:[ ._]?-[ ._]?(\d{1,2}))?(?![\d])"
 )
 _TV_SEASON = re.compile(r"(?i)[\[(]?(?<![a-z0-9])TV-(\d{1,2})(?![a-z0-9])[\])]?")
+# "Season 2023": a season numbered by its year (TMDB's and TVDB's for some annual and
+# daily shows), read as "S2023" (guessit reads "Season 2023" as a year).
+_YEAR_SEASON = re.compile(r"(?i)(?<![a-z0-9])season[ ._-]*((?:19|20)\d\d)(?!\d)")
+_VIDEO_NAME = re.compile(r"(?i)\.(?:" + "|".join(sorted(VIDEO_EXTENSIONS)) + r")$")
+
+
+def _year_seasons(text: str) -> str:
+    """ "Season 2023" of a season pack (a folder, a torrent's name) as season 2023; a
+    video's own name keeps guessit's reading (a title word and the year)."""
+    cut = max(text.rfind("/"), text.rfind("\\")) + 1
+    if _VIDEO_NAME.search(text[cut:]):
+        return _YEAR_SEASON.sub(r"S\1", text[:cut]) + text[cut:]
+    return _YEAR_SEASON.sub(r"S\1", text)
+
+
 # The season words guessit reads, and those ``_LOCAL_NUMBERS`` rewrite as "Season".
 _SEASON_WORD = (
     r"season|series|сезон|temporada|staffel|saison|stagione|sezon|sezonul|säsong|sesong"
