@@ -84,6 +84,8 @@ def evidence_line(tx: Texts, evidence: Evidence | None, title: str) -> str:
         parts.append("✗ " + tx.plain("a movie, not a series"))
     elif evidence.seasons == "misfit":
         parts.append("✗ " + tx.plain("has no {what}").format(what=evidence.misfit or ""))
+    if evidence.short:
+        parts.append("~ " + tx.plain("far fewer episodes than its season"))
     if evidence.unexplained:
         parts.append("✗ " + tx.plain("not explained: {words}").format(words=evidence.unexplained))
     if evidence.season_words:

@@ -75,6 +75,7 @@ TEMPLATES: Mapping[str, str] = {
     "auto.episode": N_("Picked on its own: only its episode has the name the release gives it."),
     "auto.aired": N_("Picked on its own: only it aired an episode on the date in the name."),
     "auto.seasons": N_("Picked on its own: only it has these seasons and episodes."),
+    "auto.pack": N_("Picked on its own: the season in the torrent is its whole season."),
     "auto.popularity": N_(
         "Picked on its own: far more watched than the other titles of that name."
     ),

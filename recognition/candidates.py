@@ -73,6 +73,9 @@ class Query:
     unnumbered: tuple[str, ...] = ()  # paths of videos with neither an episode nor a date
     episode_title: str | None = None  # the words after the title: an episode's name?
     special: bool = False  # the name says it is a special
+    # The torrent's name names whole seasons and no episodes ("Show.S01", "Сезон 2"): a
+    # pack far short of a candidate's season is not that season.
+    whole_seasons: bool = False
     # (path, season, words) of videos whose name may be their episode's title ("Tabula
     # Rasa", "20 Hours in L.A."; season 0: a special's), the season None when unknown
     named: tuple[tuple[str, int | None, str], ...] = ()
@@ -97,6 +100,12 @@ class Evidence:
     service: bool = False  # the streaming service tag names one of its networks
     aired: AiredMatch = "none"
     episode_named: bool = False  # the name's episode title is TMDB's for that episode
+    # A season pack that holds far fewer episodes than this candidate's season has.
+    short: bool = False
+    # Its name matches, and only the release's year (two or more off) is against it:
+    # under that reading it is contradicted, or another reading took the year into
+    # the title ("Utopia 2020" for the 2013 show).
+    year_against: bool = False
     # The release and the original title differ by a leading article ("4400" and
     # "The 4400"): where another title is spelled as the release spells it, not this.
     other_article: bool = False

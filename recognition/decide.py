@@ -28,7 +28,13 @@ from typing import Any
 
 from recognition.candidates import Candidate, Evidence, Query
 from recognition.folding import title_key
-from recognition.weigh import TITLE_RANK, YEAR_RANK, confidence, contradicted, weigh
+from recognition.weigh import (
+    TITLE_RANK,
+    YEAR_RANK,
+    confidence,
+    contradicted,
+    weigh,
+)
 
 # Languages that films and series are routinely dubbed into for release: there a tag
 # often marks a dub of the famous title ("Suits.FRENCH" is the American show), so it
@@ -93,7 +99,7 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
             return _review(weighed, "ambiguous", by_popularity)
         group, rule = by_popularity[:1], "popularity"
     chosen = group[0]
-    doubts = _doubts(chosen, alive, best_title)
+    doubts = _doubts(chosen, alive, best_title, weighed)
     if doubts:
         return _review(weighed, "ambiguous", [chosen, *doubts])
     return _accept(chosen, weighed, rule, auto_accept)
@@ -119,30 +125,57 @@ def _tie_broken(
             and _popular(trailing) >= WIDE * _popular(leaders)
         ):
             return group, None
+        if name == "pack" and max(map(_year_rank, trailing)) > max(map(_year_rank, leaders)):
+            return group, None  # the count says one title, the year another: ask
         group, rule = leaders, name
     return group, rule
 
 
-def _doubts(chosen: Candidate, alive: Sequence[Candidate], best_title: int) -> list[Candidate]:
+def _doubts(
+    chosen: Candidate, alive: Sequence[Candidate], best_title: int, others: Sequence[Candidate]
+) -> list[Candidate]:
     """Candidates that put the chosen one in doubt, to ask about beside it: ones a tag
-    fits where it does not fit the chosen one, or, for an exact title without a year,
-    a far more watched longer title that starts with it."""
+    fits where it does not fit the chosen one, ones only the year ruled out that the
+    files fit better, or, for an exact title without a year, a far more watched longer
+    title that starts with it."""
     fitting = _fits_tags_better(chosen, alive)
     if fitting:
         # "Money.Heist.KOREAN": the Spanish show by its exact title, the Korean remake
         # by the tag; a title's words and the tags must agree on one.
         return fitting
+    by_files = _files_fit_better(chosen, others)
+    if by_files:
+        return by_files
     if best_title != TITLE_RANK["exact"] or _ev(chosen).year != "none":
         return []
     start = title_key(_ev(chosen).matched) + " "
     longer = [
         c
         for c in alive
-        if _ev(c).title == "partial" and title_key(_ev(c).matched).startswith(start)
+        if _ev(c).title in ("partial", "close") and title_key(_ev(c).matched).startswith(start)
     ]
     # "Frieren" exact for an obscure title while "Frieren: Beyond Journey's End" is
     # what everybody watches: a release may shorten a long title.
     return longer if longer and _popular(longer) >= WIDE * _popular([chosen]) else []
+
+
+def _files_fit_better(chosen: Candidate, others: Sequence[Candidate]) -> list[Candidate]:
+    """Titles whose name matches that only the year ruled out, while the files
+    fit them better: the episode's name is theirs, or the season pack is their whole
+    season and far short of the chosen one's. A year is never the only evidence
+    against what the files say ("Utopia.2020.S01" with the six episodes of the 2013
+    show's season)."""
+    mine = _ev(chosen)
+    return [
+        c
+        for c in others
+        if c is not chosen
+        and _ev(c).year_against
+        and (
+            (_ev(c).episode_named and not mine.episode_named)
+            or (mine.short and not _ev(c).short and _ev(c).seasons == "fit")
+        )
+    ]
 
 
 def _fits_tags_better(chosen: Candidate, alive: Sequence[Candidate]) -> list[Candidate]:
@@ -223,6 +256,10 @@ def _aired_rank(candidate: Candidate) -> int:
     return int(_ev(candidate).aired == "match")
 
 
+def _pack_rank(candidate: Candidate) -> int:
+    return int(not _ev(candidate).short)
+
+
 def _fit_rank(candidate: Candidate) -> int:
     return {"fit": 2, "none": 1, "misfit": 0}[_ev(candidate).seasons]
 
@@ -233,6 +270,7 @@ def _fit_rank(candidate: Candidate) -> int:
 _TIE_BREAKERS: tuple[tuple[str, Callable[[Candidate], int]], ...] = (
     ("aired", _aired_rank),
     ("episode", _episode_rank),
+    ("pack", _pack_rank),
     ("year", _year_rank),
     ("country", _country_rank),
     ("language", _language_rank),

@@ -39,9 +39,38 @@ class Named(Protocol):
     def name(self) -> str | None: ...
 
 
+# Words after a film's title that say which cut, where or by whom, not what: an
+# edition ("Taylor's Version", "Director's Cut", "Remastered"), a concert's venue
+# ("Live at the Montreal Forum"), its maker ("A Film by Beyoncé").
+_EDITION = re.compile(
+    r"(?:\d+\w* anniversary|extended \w+|\w+) (?:version|cut|edition)"
+    r"|remastered|restored|uncut|unrated|extended|imax"
+    r"|live (?:at|in|from) .+|(?:a )?film by .+"
+)
+_VENUE_OR_MAKER = re.compile(r"(?i)\s+(?:live\s+(?:at|in|from)|(?:a\s+)?film\s+by)\s+.+$")
+
+
+def is_edition(words: str) -> bool:
+    """``words`` (a title's key) name an edition of a film, its venue or its maker."""
+    return _EDITION.fullmatch(words) is not None
+
+
+def without_edition(title: str) -> str | None:
+    """The title without the edition, venue or maker its last words name ("Taylor
+    Swift The Eras Tour Taylors Version" → "… The Eras Tour", "Queen Rock Montreal Live
+    at the Montreal Forum" → "Queen Rock Montreal"); None when they name none."""
+    words = title.split()
+    for count in (3, 2, 1):
+        if len(words) > count and is_edition(title_key(" ".join(words[-count:]))):
+            return " ".join(words[:-count])
+    shorter = _VENUE_OR_MAKER.sub("", title)
+    return shorter if shorter != title and shorter.strip() else None
+
+
 @dataclass(frozen=True)
 class Explanation:
     season: int | None = None  # the season the words past the show's name are
+    edition: bool = False  # the words past the name are an edition ("Taylor's Version")
     unexplained: str | None = None  # words the candidate does not explain at all
     # Words an alternative title explains that name no season jellybit can find
     # ("Kimetsu no Yaiba: Katanakaji no Sato-hen" with English season names): the
@@ -73,6 +102,8 @@ def explain(
     season = season_named(rest, seasons)
     if season is not None:
         return Explanation(season=season)
+    if is_edition(words):
+        return Explanation(edition=True)
     if any(_same(key, name) for name in other_names):  # an alternative title names it
         season = _season_sharing_a_name(rest, seasons, main_names)
         if season is not None:

@@ -18,11 +18,12 @@ from dataclasses import replace
 from core.errors import RejectedError
 from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Reading
 from recognition.decide import Decision, decide, ranked
+from recognition.explain import without_edition
 from recognition.folding import numerals_swapped
 from recognition.lookups import Lookup
 from recognition.parsing.release import without_part
 from recognition.recognize import Recognized
-from recognition.weigh import contradicted, strong
+from recognition.weigh import TITLE_RANK, contradicted, strong
 
 DETAILS = 3  # candidates whose details are fetched in one round
 PAGE = 20  # TMDB's page: a full first page may hide the right title on the next
@@ -89,6 +90,7 @@ def query_of(recognized: Recognized) -> Query:
         unnumbered=tuple(f.path for f in videos if not f.episodes and f.date is None),
         episode_title=recognized.episode_title,
         special=recognized.special,
+        whole_seasons=recognized.kind == "series" and recognized.whole_seasons,
         named=tuple(
             (f.path, 0 if f.special else f.season, f.name)
             for f in videos
@@ -121,15 +123,24 @@ async def find_title(
             for kind in _kinds(recognized)[:1]:
                 await _search(kind, reading, lookup, found, language)
                 await _details(kind, lookup, found)
+    if not found.titled() and query.readings and recognized.kind != "series":
+        await _performer_first(query, lookup, found, language)
     if not found.titled() and query.readings:
         await _leading_words(query.readings[0], lookup, found, language)
     await _aired(query, lookup, found)
     await _specials(query, lookup, found)
     await _episode_lists(query, lookup, found)
     decision = decide(query, found.all(), auto_accept)
-    if decision.rule in ("ambiguous", "popularity") and await _episode_names(query, lookup, found):
+    # Shows the evidence cannot tell apart; or one the year took over another (a
+    # series named by its pilot's or miniseries' year).
+    rivals = 1 if decision.rule in ("ambiguous", "popularity") else 2
+    if decision.rule not in _BY_FACTS and await _episode_names(query, lookup, found, rivals):
         decision = decide(query, found.all(), auto_accept)
     return decision
+
+
+# Decisions an episode's name cannot change: an id, an air date, the name itself.
+_BY_FACTS = frozenset({"identifier", "aired", "episode"})
 
 
 async def _search_kind(
@@ -146,8 +157,11 @@ async def _search_kind(
     # the dash, and weighed by the whole (its season's name must explain the rest).
     # "Lupin Partie 2": the show is found by its name without the part.
     stem = first.title.split(" - ", 1)[0] if " - " in first.title else without_part(first.title)
+    # "… The Eras Tour Taylors Version": the film is found without its edition.
+    edition = without_edition(first.title)
     searched = [*others, *([Reading(numerals, first.year)] if numerals else [])]
-    for reading in [*searched, *([Reading(stem, first.year)] if stem else [])]:
+    shorter = [Reading(t, first.year) for t in (edition, stem) if t]
+    for reading in [*searched, *shorter]:
         if found.strong():
             return
         await _search(kind, reading, lookup, found, language)
@@ -157,6 +171,33 @@ async def _search_kind(
         more = await lookup.search(kind, first.title, first.year, written)
         found.add(more or ())
         await _details(kind, lookup, found)
+
+
+async def _performer_first(query: Query, lookup: Lookup, found: "_Found", language: str) -> None:
+    """Nothing found by the whole title: a concert or a stand-up special named artist
+    first ("Talking Heads Stop Making Sense", "Aretha Franklin Amazing Grace") is
+    found by its last words — the first one, two or three dropped, two or more left.
+    Only films whose own overview names the dropped words are kept: the rest of a
+    search for "Amazing Grace" is no explanation of "Aretha Franklin". Only with a
+    year: such a match is taken with one, and without one its searches would only
+    take room from the lookups after it."""
+    first = query.readings[0]
+    if first.year is None:
+        return
+    words = [w for w in first.title.split() if any(ch.isalnum() for ch in w)]  # not " - "
+    for dropped in range(1, min(3, len(words) - 2) + 1):
+        reading = Reading(" ".join(words[dropped:]), first.year)
+        written = _written_in(reading, language, query.language)
+        page = await lookup.search("movie", reading.title, None, written)
+        explained = [
+            c
+            for c in ranked(query, page or ())
+            if c.evidence is not None and c.evidence.title in ("exact", "close")
+        ]
+        if explained:
+            found.add(explained)
+            await _details("movie", lookup, found)
+            return
 
 
 async def _leading_words(first: Reading, lookup: Lookup, found: "_Found", language: str) -> None:
@@ -280,14 +321,22 @@ async def _episode_lists(query: Query, lookup: Lookup, found: "_Found") -> None:
             found.listed(show, episodes)
 
 
-async def _episode_names(query: Query, lookup: Lookup, found: "_Found") -> bool:
-    """Same-name shows the evidence cannot tell apart, and an episode title in the
-    name ("Doctor.Who.S13E01.Chapter.One…"): that season of each (three at most),
-    whose episode list names it. True when any season was fetched."""
+async def _episode_names(query: Query, lookup: Lookup, found: "_Found", rivals: int) -> bool:
+    """Same-name shows, and an episode title in the name
+    ("Doctor.Who.S13E01.Chapter.One…"): that season of each (three at most), whose
+    episode list names it — also of a show only the year ruled out (a series named by
+    its pilot's or miniseries' year: "Battlestar.Galactica.2003.S01E01.33"), when there
+    are ``rivals`` shows or more. True when any season was fetched."""
     if not query.episode_title or len(query.episodes) != 1 or query.episodes[0][0] is None:
         return False
     season = query.episodes[0][0]
-    shows = [c for c in found.shows() if any(s.number == season for s in c.seasons or ())]
+    shows = [
+        c
+        for c in found.same_name_shows()
+        if any(s.number == season for s in c.seasons or ()) and not found.has_season(c, season)
+    ]
+    if len(shows) < rivals:
+        return False
     fetched = False
     for show in shows[:DETAILS]:
         listed = await lookup.season(show, season)
@@ -407,6 +456,26 @@ class _Found:
         """Episodes TMDB lists for ``show`` (a season fetched), kept with it."""
         aired = tuple(dict.fromkeys((*show.aired, *episodes)))
         self.add([replace(show, aired=aired)], detailed=True)
+
+    def same_name_shows(self) -> list[Candidate]:
+        """The shows of the best title, not contradicted or ruled out by the year alone,
+        best first."""
+        shows = [
+            c
+            for c in self.weighed()
+            if c.kind == "series"
+            and c.evidence is not None
+            and (not contradicted(c.evidence) or c.evidence.year_against)
+        ]
+        best = max((TITLE_RANK[c.evidence.title] for c in shows if c.evidence), default=0)
+        return [
+            c
+            for c in shows
+            if c.evidence and (TITLE_RANK[c.evidence.title] == best or c.evidence.year_against)
+        ]
+
+    def has_season(self, show: Candidate, season: int) -> bool:
+        return any(e.season == season for e in show.aired)
 
     def titled(self) -> bool:
         """Some candidate's title is at least partly the release's."""

@@ -100,6 +100,7 @@ class Recognized:
     unread_hint: str | None = None  # a hint that describes rather than names the title
     episode_title: str | None = None  # of a single video: the name's words after the title
     special: bool = False  # the name says it is a special ("Christmas Special", "OVA")
+    whole_seasons: bool = False  # the torrent's name names seasons and no episodes
 
 
 _NO_OVERRIDES: Mapping[str, str] = MappingProxyType({})
@@ -151,6 +152,7 @@ def recognize(
         unread_hint=hint.unread,
         episode_title=base.episode_title if read.single else None,
         special=base.special,
+        whole_seasons=not base.episodes and (base.season is not None or bool(base.seasons)),
     )
 
 

@@ -76,6 +76,21 @@ def title_match(query: str, name: str) -> TitleMatch:
     return "weak"
 
 
+# A title's subtitle: after a colon, a spaced dash or an opening parenthesis.
+_SUBTITLE = re.compile(r"\s*:\s*|\s+[-–—]\s+|\s*\(")
+
+
+def _stem_key(name: str) -> str | None:
+    """The key of a name's part before a subtitle of three words or more ("FYRE: The
+    Greatest Party That Never Happened", "Summer of Soul (...Or, When the Revolution
+    …)"): documentaries are released by it. A shorter subtitle ("Dune: Part Two",
+    "Kill Bill: Vol. 1") is no such thing."""
+    parts = _SUBTITLE.split(name, maxsplit=1)
+    if len(parts) < 2 or len(fold(parts[1]).split()) < 3:
+        return None
+    return title_key(parts[0]) or None
+
+
 def _without_articles(words: list[str]) -> list[str]:
     return [w for w in words if w not in ARTICLES and w not in ("and", "of")]
 
@@ -117,10 +132,11 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
         listed=dated,
     )
     readings = query.readings or (Reading("", None),)
+    weighed = [_under_reading(reading, query, candidate, known) for reading in readings]
     # The first of the strongest: max keeps the first of equals.
-    return max(
-        (_under_reading(reading, query, candidate, known) for reading in readings), key=_strength
-    )
+    best = max(weighed, key=_strength)
+    against = any(only_year_against(e) and e.title in ("exact", "close") for e in weighed)
+    return replace(best, year_against=against)
 
 
 def _under_reading(
@@ -137,10 +153,13 @@ def _under_reading(
         candidate.seasons if candidate.kind == "series" else None,
     )
     special = _special(query, candidate, why.unexplained, reading.year)
-    if why.season is not None or special is not None:
-        title = "exact"  # every word explained: the show's name and a season's
+    if why.season is not None or special is not None or why.edition:
+        title = "exact"  # every word explained: the name and a season's, or an edition
     elif why.unexplained and title in ("exact", "close"):
         title = "partial"
+    performer = _performer_first(reading.title, candidate)
+    if performer is not None and TITLE_RANK[performer[1]] > TITLE_RANK[title]:
+        matched, title = performer
     year = _year(reading.year, candidate, query.seasons, query.special)
     # The season the release names: by the title's words past the show's name, by
     # another reading that is a season's name, by the year a later season began.
@@ -157,6 +176,7 @@ def _under_reading(
         year=year,
         seasons=seasons,
         misfit=misfit,
+        short=_short(query, candidate, named),
         season=named,
         unexplained=None if special is not None else why.unexplained,
         season_words=why.season_words,
@@ -179,9 +199,13 @@ def _episode_named(query: Query, candidate: Candidate) -> bool:
     for listed in candidate.aired:
         if (listed.season, listed.number) == (season, episode) and listed.name:
             own = _episode_key(listed.name)
-            if own and not re.fullmatch(r"episode \d+", own) and (own in given or given in own):
+            if own and not _GENERIC_EPISODE.fullmatch(own) and (own in given or given in own):
                 return True
     return False
+
+
+# Names TMDB gives episodes of many shows: they tell no show from another.
+_GENERIC_EPISODE = re.compile(r"episode \d+|pilot")
 
 
 def _special(
@@ -337,9 +361,55 @@ def _season_of_year(
 def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
     best: tuple[str, TitleMatch] = ("", "weak")
     for name in candidate.all_names():
-        match = title_match(title, name)
-        if TITLE_RANK[match] > TITLE_RANK[best[1]]:
-            best = (name, match)
+        for form in (name, *_credited(name)):
+            match = title_match(title, form)
+            if TITLE_RANK[match] > TITLE_RANK[best[1]]:
+                best = (name, match)
+    if candidate.kind == "movie" and TITLE_RANK[best[1]] < TITLE_RANK["close"]:
+        # A documentary released without its long subtitle ("Fyre", "Summer of Soul").
+        key = title_key(title)
+        best = next(((n, "close") for n in candidate.all_names() if key == _stem_key(n)), best)
+    return best
+
+
+# "Homecoming: A Film by Beyoncé": the film's title, then who made or performs it.
+_FILM_BY = re.compile(
+    r"(?i)^(?P<title>.+?)\s*(?:[:|(,]|\s[-–—])\s*(?:an?\s+)?(?:concert\s+)?film\s+by\s+"
+    r"(?P<by>[^()]+?)\)?$"
+)
+
+
+def _credited(name: str) -> tuple[str, ...]:
+    """A name that credits its artist after the title, written the way releases put
+    the artist first: "Beyoncé Homecoming" of "Homecoming: A Film by Beyoncé"."""
+    found = _FILM_BY.match(name)
+    return (f"{found['by']} {found['title']}",) if found else ()
+
+
+def _performer_first(title: str, candidate: Candidate) -> tuple[str, TitleMatch] | None:
+    """ "Talking Heads Stop Making Sense" for the film "Stop Making Sense": one of the
+    candidate's names is the title's last words, and the words before it (an artist,
+    a comedian) are explained by its overview ("David Byrne, Talking Heads and …") or
+    another of its names ("Talking Heads: Stop Making Sense (Remastered)"): close.
+    Unexplained, a name of two words or more is still partly the title."""
+    key = title_key(title)
+    overview = " ".join(fold(n) for n in (candidate.overview or "", *candidate.all_names()))
+    overview = f" {overview} "
+    best: tuple[str, TitleMatch] | None = None
+    for name in candidate.all_names():
+        own = title_key(name)
+        if not own or not key.endswith(" " + own):
+            continue
+        leading = key[: -len(own)].split()
+        while leading and leading[-1] in ARTICLES:  # "Led Zeppelin The Song Remains …"
+            leading.pop()
+        if not leading or len(leading) > 4:
+            continue
+        # The artist's name as a phrase of the overview, possessive or not.
+        if re.search(rf" {re.escape(' '.join(leading))}s? ", overview):
+            return name, "close"
+        if len(own.split()) >= 2:
+            best = (name, "partial")
     return best
 
 
@@ -478,6 +548,39 @@ def _seasons(
         ):
             return "misfit", f"S{season:02d}E{episode:02d}"
     return "fit", None
+
+
+def _short(query: Query, candidate: Candidate, named: int | None = None) -> bool:
+    """A whole season in the name ("Utopia.S01", files E01…E06) that holds far fewer
+    episodes than this candidate's season: two missing and a fifth of it ("Utopia" of
+    2020 has 8; a season off by one is how TMDB counts a double episode)."""
+    if not query.whole_seasons or candidate.kind != "series" or not candidate.seasons:
+        return False
+    counts = {s.number: s.episodes for s in candidate.seasons if s.number > 0}
+    held: dict[int, list[int]] = {}
+    for season, episode, _ in query.episodes:
+        if season is not None and season > 0:
+            held.setdefault(named if named is not None and season == 1 else season, []).append(
+                episode
+            )
+    for season, episodes in held.items():
+        count = counts.get(season, 0)
+        missing = count - max(episodes)
+        # A pack of the season from its start: two videos or more, the first E01 or E01E02.
+        if len(episodes) >= 2 and min(episodes) <= 2 and missing >= max(2, count / 5):
+            return True
+    return False
+
+
+def only_year_against(evidence: Evidence) -> bool:
+    """Ruled out by the year alone: nothing of the files says it cannot be (of one
+    reading; ``Evidence.year_against`` is of any)."""
+    return (
+        evidence.year == "far"
+        and evidence.country != "mismatch"
+        and evidence.seasons != "misfit"
+        and evidence.aired != "mismatch"
+    )
 
 
 def strong(evidence: Evidence) -> bool:
