@@ -31,6 +31,7 @@ from worker.tmdb import TmdbClient
 DATA = Path(__file__).parent / "data"
 HELDOUT = DATA / "heldout"
 REGRESSION = DATA / "regression"
+WORLD = DATA / "world"  # held out too; not yet at the targets (issue 35)
 DEFAULT_SIZE = 1_000_000_000
 
 
@@ -198,7 +199,7 @@ async def score_set(path: Path, identify: Identify, only: Sequence[str] = ()) ->
 def sets(paths: Sequence[str]) -> list[Path]:
     if paths:
         return [Path(p) for p in paths]
-    return sorted([*HELDOUT.glob("*.json"), *REGRESSION.glob("*.json")])
+    return sorted([*HELDOUT.glob("*.json"), *REGRESSION.glob("*.json"), *WORLD.glob("*.json")])
 
 
 async def _main(paths: Sequence[str], verbose: bool, only: Sequence[str] = ()) -> int:
