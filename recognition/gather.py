@@ -232,14 +232,22 @@ async def _details(kind: MediaKind, lookup: Lookup, found: "_Found") -> None:
     their seasons, decide what a search result alone cannot."""
     waiting = [c for c in found.weighed() if c.kind == kind and not found.detailed(c)]
     for candidate in waiting[:DETAILS]:
-        try:
-            detailed = await lookup.details(candidate)
-        except RejectedError:  # TMDB refuses this one (a bad id): the others decide
-            found.drop(candidate)
-            continue
-        if detailed is None:
+        if not await _detail(candidate, lookup, found):
             return
-        found.add([detailed], detailed=True)
+
+
+async def _detail(candidate: Candidate, lookup: Lookup, found: "_Found") -> bool:
+    """One candidate's details into ``found``; one TMDB refuses (a bad id) is dropped
+    and the others decide. False: the recognition's lookups are spent."""
+    try:
+        detailed = await lookup.details(candidate)
+    except RejectedError:
+        found.drop(candidate)
+        return True
+    if detailed is None:
+        return False
+    found.add([detailed], detailed=True)
+    return True
 
 
 async def _aired(query: Query, lookup: Lookup, found: "_Found") -> None:
@@ -255,14 +263,8 @@ async def _aired(query: Query, lookup: Lookup, found: "_Found") -> None:
         if show is None:
             return
         if not found.detailed(show):
-            try:
-                detailed = await lookup.details(show)
-            except RejectedError:  # TMDB refuses this one (a bad id): the others decide
-                found.drop(show)
-                continue
-            if detailed is None:
+            if not await _detail(show, lookup, found):
                 return
-            found.add([detailed], detailed=True)
             continue  # weighed again: its run may rule it out
         checked.add(show.provider_id)
         episodes: list[AiredEpisode] = []
