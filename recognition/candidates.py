@@ -81,6 +81,8 @@ class Query:
     named: tuple[tuple[str, int | None, str], ...] = ()
     # (path, own number) of videos that are specials numbered on their own ("OVA 02")
     specials: tuple[tuple[str, int | None], ...] = ()
+    # (season, year) a folder or name gives together ("Season 71 (2023)")
+    season_years: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,9 @@ class Evidence:
     other_article: bool = False
     # (path, season, episode) of files TMDB lists: aired on their date, or by name
     listed: tuple[tuple[str, int, int], ...] = ()
+    # (the release's season, TMDB's) of a season the release numbers otherwise: TVDB's
+    # "S2023" that is TMDB's season 41, "Season 71 (2023)" that is TMDB's season 2023
+    renumbered: tuple[tuple[int, int], ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {key: value for key, value in self.__dict__.items() if value not in (None, False)}
@@ -118,8 +123,9 @@ class Evidence:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Evidence":
         known = {key: data[key] for key in cls.__dataclass_fields__ if key in data}
-        if "listed" in known:
-            known["listed"] = tuple(tuple(row) for row in known["listed"])
+        for rows in ("listed", "renumbered"):
+            if rows in known:
+                known[rows] = tuple(tuple(row) for row in known[rows])
         return cls(**{"title": "weak", "matched": "", "year": "none", **known})
 
 

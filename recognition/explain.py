@@ -47,6 +47,12 @@ _EDITION = re.compile(
     r"|remastered|restored|uncut|unrated|extended|imax"
     r"|live (?:at|in|from) .+|(?:a )?film by .+"
 )
+# Words after a show's name that say the release holds all of it ("The Complete
+# Collection", "Complete Series", "Box Set"): no season of its own.
+_WHOLE_RUN = re.compile(
+    r"(?:the )?(?:complete(?: (?:series|collection|box(?: set)?|seasons|run))?|box set"
+    r"|full series)"
+)
 _VENUE_OR_MAKER = re.compile(r"(?i)\s+(?:live\s+(?:at|in|from)|(?:a\s+)?film\s+by)\s+.+$")
 
 
@@ -102,7 +108,7 @@ def explain(
     season = season_named(rest, seasons)
     if season is not None:
         return Explanation(season=season)
-    if is_edition(words):
+    if is_edition(words) or (seasons is not None and _WHOLE_RUN.fullmatch(words)):
         return Explanation(edition=True)
     if any(_same(key, name) for name in other_names):  # an alternative title names it
         season = _season_sharing_a_name(rest, seasons, main_names)

@@ -21,6 +21,7 @@ from recognition.decide import Decision, decide, ranked
 from recognition.explain import without_edition
 from recognition.folding import numerals_swapped
 from recognition.lookups import Lookup
+from recognition.parsing.episodes import name_key, season_years
 from recognition.parsing.release import without_part
 from recognition.recognize import Recognized
 from recognition.weigh import TITLE_RANK, contradicted, strong
@@ -31,6 +32,7 @@ PAGE = 20  # TMDB's page: a full first page may hide the right title on the next
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _UKRAINIAN = re.compile(r"[іїєґІЇЄҐ]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
+_LATIN = re.compile(r"[A-Za-z]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 # Scripts of one language: the title is searched in it.
@@ -97,6 +99,7 @@ def query_of(recognized: Recognized) -> Query:
             if recognized.kind == "series" and f.name
         ),
         specials=tuple((f.path, f.special_number) for f in videos if f.special),
+        season_years=tuple(sorted({pair for f in videos for pair in season_years(f.path)})),
     )
 
 
@@ -129,12 +132,14 @@ async def find_title(
         await _leading_words(query.readings[0], lookup, found, language)
     await _aired(query, lookup, found)
     await _specials(query, lookup, found)
-    await _episode_lists(query, lookup, found)
+    await _episode_lists(query, lookup, found, language)
+    await _year_seasons(query, lookup, found)
     decision = decide(query, found.all(), auto_accept)
     # Shows the evidence cannot tell apart; or one the year took over another (a
     # series named by its pilot's or miniseries' year).
     rivals = 1 if decision.rule in ("ambiguous", "popularity") else 2
-    if decision.rule not in _BY_FACTS and await _episode_names(query, lookup, found, rivals):
+    named = decision.rule not in _BY_FACTS
+    if named and await _episode_names(query, lookup, found, rivals, language):
         decision = decide(query, found.all(), auto_accept)
     return decision
 
@@ -300,35 +305,112 @@ async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
         found.listed(show, listed)
 
 
-async def _episode_lists(query: Query, lookup: Lookup, found: "_Found") -> None:
+async def _episode_lists(query: Query, lookup: Lookup, found: "_Found", language: str) -> None:
     """Videos that may be named by their episode's title ("Lost - Season 1/Tabula
     Rasa.avi", "20 Hours in L.A.avi"): the seasons they are in (by their folder, the
     torrent's name, or the season the title names), of the two likeliest shows, so
-    that the name TMDB gives one episode places the file (``recognition.weigh``)."""
+    that the name TMDB gives one episode places the file (``recognition.weigh``).
+    The names are fetched in the language the files are named in (``_names_languages``)."""
     if not any(season != 0 for _, season, _ in query.named):
         return
     shows = [c for c in found.shows() if c.evidence is not None and c.evidence.title != "weak"]
     for show in shows[:2]:
         named = show.evidence.season if show.evidence is not None else None
-        wanted = {named if season is None else season for _, season, _ in query.named}
+        wanted: dict[int, list[str]] = {}
+        for _, season, words in query.named:
+            if (number := named if season is None else season) is not None:
+                wanted.setdefault(number, []).append(words)
         have = {s.number for s in show.seasons or () if s.number > 0}
-        fetched = {e.season for e in show.aired}
-        episodes: list[AiredEpisode] = []
-        for number in sorted(n for n in wanted if n in have and n not in fetched):
-            listed = await lookup.season(show, number)
-            if listed is None:
-                break
-            episodes += listed
-        if episodes:
-            found.listed(show, episodes)
+        for number in sorted(n for n in wanted if n in have):
+            languages = _names_languages(wanted[number], language, query.language, show.language)
+            if not await _season_named(show, number, wanted[number], languages, lookup, found):
+                return
 
 
-async def _episode_names(query: Query, lookup: Lookup, found: "_Found", rivals: int) -> bool:
+async def _year_seasons(query: Query, lookup: Lookup, found: "_Found") -> None:
+    """A season numbered by its year ("S2023E05", "Season 2023") of a show TMDB numbers
+    1…N: the season that began that year and the one before it, of the two likeliest
+    shows of the title, tell whether that season is the year's
+    (``recognition.placement.seasons_by_year``)."""
+    held = {*query.seasons, *(s for s, _, _ in query.episodes if s)}
+    years = {s for s in held if s >= _FIRST_YEAR}
+    if not years:
+        return
+    shows = [
+        c
+        for c in found.weighed()
+        if c.kind == "series" and c.seasons and c.evidence and c.evidence.title in _NAMED
+    ]
+    for show in shows[:2]:
+        numbers = {s.number for s in show.seasons or () if s.number > 0}
+        for year in sorted(years - numbers):
+            began = [s.number for s in show.seasons or () if s.number > 0 and s.year == year]
+            if len(began) != 1:
+                continue
+            before = [n for n in numbers if n < began[0]]
+            for number in [*began, *([max(before)] if before else [])]:
+                listed = await lookup.season(show, number)
+                if listed is None:
+                    return
+                found.listed(show, listed)
+
+
+_FIRST_YEAR = 1900  # a season numbered from here on is named by its year
+_NAMED = ("exact", "close")
+
+
+async def _season_named(
+    show: Candidate,
+    number: int,
+    words: list[str],
+    languages: list[str | None],
+    lookup: Lookup,
+    found: "_Found",
+) -> bool:
+    """The season's episode list in the first of ``languages`` that names any of the
+    files (the next only while none is named). False: the lookups are spent."""
+    keys = {name_key(w) for w in words}
+    for language in languages:
+        listed = await lookup.season(show, number, language)
+        if listed is None:
+            return False
+        found.listed(show, listed)
+        if any(e.name and name_key(e.name) in keys for e in listed):
+            return True
+    return True
+
+
+def _names_languages(
+    words: list[str], language: str, tag: str | None, original: str | None
+) -> list[str | None]:
+    """The languages to fetch a season's names in, for files named ``words``: the one
+    they are written in (``_written_in``: a Latin name under a Russian person's
+    language is English, a German-tagged one German); then English and the show's own
+    language, when they are written in Latin letters too. None: the person's."""
+    written = _written_in(Reading(" ".join(words), None), language, tag)
+    languages = [written]
+    if _LATIN.search(" ".join(words)):
+        languages += ["en-US"]
+        if original in _LATIN_LANGUAGES | set(_TAGGED):
+            languages += [original]
+    # One of each language, the person's as None (its answers are shared).
+    by_code = {lang.split("-")[0]: lang for lang in reversed(languages)}
+    unique = dict.fromkeys(
+        None if code == language.split("-")[0] else by_code[code]
+        for code in (lang.split("-")[0] for lang in languages)
+    )
+    return list(unique)[:2]
+
+
+async def _episode_names(
+    query: Query, lookup: Lookup, found: "_Found", rivals: int, language: str
+) -> bool:
     """Same-name shows, and an episode title in the name
     ("Doctor.Who.S13E01.Chapter.One…"): that season of each (three at most), whose
     episode list names it — also of a show only the year ruled out (a series named by
     its pilot's or miniseries' year: "Battlestar.Galactica.2003.S01E01.33"), when there
-    are ``rivals`` shows or more. True when any season was fetched."""
+    are ``rivals`` shows or more. True when any season was fetched. The names are
+    fetched in the language the title is written in (``_names_languages``)."""
     if not query.episode_title or len(query.episodes) != 1 or query.episodes[0][0] is None:
         return False
     season = query.episodes[0][0]
@@ -341,7 +423,9 @@ async def _episode_names(query: Query, lookup: Lookup, found: "_Found", rivals: 
         return False
     fetched = False
     for show in shows[:DETAILS]:
-        listed = await lookup.season(show, season)
+        words = [query.episode_title]
+        written = _names_languages(words, language, query.language, show.language)[0]
+        listed = await lookup.season(show, season, written)
         if listed is None:
             break
         found.listed(show, listed)
@@ -455,7 +539,9 @@ class _Found:
         ]
 
     def listed(self, show: Candidate, episodes: Iterable[AiredEpisode]) -> None:
-        """Episodes TMDB lists for ``show`` (a season fetched), kept with it."""
+        """Episodes TMDB lists for ``show`` (a season fetched), kept with it (and with
+        those of its seasons fetched before)."""
+        show = self._by_key.get((show.kind, show.provider_id), show)
         aired = tuple(dict.fromkeys((*show.aired, *episodes)))
         self.add([replace(show, aired=aired)], detailed=True)
 

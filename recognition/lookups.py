@@ -25,7 +25,9 @@ class Catalogue(Protocol):
 
     async def find(self, imdb_id: str) -> list[Candidate]: ...
 
-    async def season(self, tmdb_id: int | str, number: int) -> list[AiredEpisode]: ...
+    async def season(
+        self, tmdb_id: int | str, number: int, *, language: str | None = None
+    ) -> list[AiredEpisode]: ...
 
 
 @dataclass
@@ -65,13 +67,18 @@ class Lookup:
         detailed: Candidate = self.cache[key]
         return detailed
 
-    async def season(self, candidate: Candidate, number: int) -> list[AiredEpisode] | None:
-        key = ("season", candidate.provider_id, number)
+    async def season(
+        self, candidate: Candidate, number: int, language: str | None = None
+    ) -> list[AiredEpisode] | None:
+        """The season's episodes; ``language``: their names in it (the person's when None)."""
+        key = ("season", candidate.provider_id, number, language)
         if not self._has_room(key):
             return None
         if key not in self.cache:
             self.spent += 1
-            self.cache[key] = await self.catalogue.season(candidate.provider_id or "", number)
+            self.cache[key] = await self.catalogue.season(
+                candidate.provider_id or "", number, language=language
+            )
         episodes: list[AiredEpisode] = self.cache[key]
         return episodes
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 
 from core.reasons import Reason, reason
-from recognition.candidates import Evidence, Season
+from recognition.candidates import AiredEpisode, Evidence, Query, Season
 from recognition.explain import season_named
 from recognition.folding import title_key
 from recognition.recognize import RecognizedFile
@@ -18,6 +18,7 @@ def placed(
     seasons: Sequence[Season] | None,
     named: int | None = None,
     listed: Sequence[tuple[str, int, int]] = (),
+    renumbered: Sequence[tuple[int, int]] = (),
 ) -> tuple[RecognizedFile, ...]:
     """Files of a series numbered across seasons moved to the title's seasons by
     their episode counts: "Frieren - 29" is S02E01 when season 1 has 28, and so is
@@ -27,7 +28,14 @@ def placed(
     their video. Without counts, or numbers beyond them, nothing moves; an ``SxxEyy``
     of another season never moves. ``listed``: (path, season, episode) of files
     TMDB lists: a daily show's by its date, a special by its name. A title the box's
-    name adds that is none of them is skipped (flag "added")."""
+    name adds that is none of them is skipped (flag "added"). ``renumbered``: (the
+    release's season, TMDB's) of seasons the release numbers otherwise ("S2023" =
+    season 41)."""
+    moves = dict(renumbered)
+    files = [
+        replace(f, season=moves[f.season]) if f.season is not None and f.season in moves else f
+        for f in files
+    ]
     files = _in_named_folders(files, seasons)
     files = _as_listed(files, listed)
     files = _without_added_films(files)
@@ -124,7 +132,8 @@ def files_for(
     """The files as they are laid out for a chosen title (its kind, seasons and the
     evidence that chose it), and why they cannot be, if they cannot (``unplaceable``)."""
     named = evidence.season if evidence is not None else None
-    out = placed(files, seasons, named, evidence.listed if evidence is not None else ())
+    listed = evidence.listed if evidence is not None else ()
+    out = placed(files, seasons, named, listed, evidence.renumbered if evidence else ())
     words = evidence.season_words if evidence is not None else None
     return out, unplaceable(kind, out, seasons, words)
 
@@ -199,3 +208,54 @@ def absolute_to_season(
             return number, remaining
         remaining -= count
     return None
+
+
+def seasons_by_year(
+    query: Query, seasons: Sequence[Season] | None, aired: Sequence[AiredEpisode]
+) -> tuple[tuple[int, int], ...]:
+    """Seasons the release numbers by their year where TMDB numbers them 1…N (TVDB's
+    "S2023E05", "Season 2023"): (2023, the season that aired in 2023). Only when one
+    season began that year, the season before it (fetched: ``aired``) aired nothing in
+    it, and every episode the release holds of it aired in it; else the year names no
+    season (a daily show whose seasons run across years). And the other way: "Season
+    71 (2023)" of a show TMDB numbers by year is (71, 2023)."""
+    numbers = {s.number for s in seasons or ()}
+    # "Season 71 (2023)" of a show TMDB numbers by year: its season 2023.
+    moved = [(n, y) for n, y in query.season_years if n not in numbers and y in numbers]
+    years = {s for s in query.seasons if s >= _FIRST_YEAR and s not in numbers}
+    years |= {s for s, _, _ in query.episodes if s and s >= _FIRST_YEAR and s not in numbers}
+    for year in sorted(years):
+        began = [s for s in seasons or () if s.number > 0 and s.year == year]
+        if len(began) != 1:
+            continue
+        number = began[0].number
+        before = [s.number for s in seasons or () if 0 < s.number < number]
+        if before and not _aired_before(aired, max(before), year):
+            continue
+        held = [e for s, e, _ in query.episodes if s == year]
+        dates = {e.number: e.air_date or "" for e in aired if e.season == number}
+        if all(dates.get(e, "")[:4] == str(year) for e in held):
+            moved.append((year, number))
+    return tuple(moved)
+
+
+_FIRST_YEAR = 1900  # a season numbered from here on is a year's
+
+
+def _aired_before(aired: Sequence[AiredEpisode], season: int, year: int) -> bool:
+    """Every episode of ``season`` (fetched) aired before ``year``."""
+    days = [e.air_date for e in aired if e.season == season and e.number > 0]
+    return bool(days) and all(day and day[:4] < str(year) for day in days)
+
+
+def renumber(query: Query, renumbered: Sequence[tuple[int, int]]) -> Query:
+    """The release as TMDB numbers its seasons (``seasons_by_year``)."""
+    if not renumbered:
+        return query
+    moves = dict(renumbered)
+    return replace(
+        query,
+        seasons=tuple(moves.get(s, s) for s in query.seasons),
+        episodes=tuple((moves.get(s, s) if s else s, e, a) for s, e, a in query.episodes),
+        named=tuple((p, moves.get(s, s) if s else s, w) for p, s, w in query.named),
+    )

@@ -26,7 +26,7 @@ from types import MappingProxyType
 from core.errors import InvalidInputError
 from recognition.folding import fold, title_key
 from recognition.overrides import Overrides, read_overrides
-from recognition.parsing.episodes import counts_on, episode_name, special_of
+from recognition.parsing.episodes import counts_on, episode_name, numbered_within, special_of
 from recognition.parsing.files import (
     FileRole,
     Role,
@@ -42,6 +42,7 @@ from recognition.parsing.identifiers import find_identifiers
 from recognition.parsing.release import (
     Kind,
     Parsed,
+    folder_season,
     identityless,
     numbered_episode,
     parse_file,
@@ -183,7 +184,9 @@ def _kind_of(base: Parsed, roles: Sequence[FileRole], given: MediaKind | None) -
     own = [parse_file(path) for path in _videos(roles) if path in episodic]
     numbered = [p for p in own if p.kind == "series" and (p.episodes or p.date or p.special)]
     explicit = any(p.season is not None and p.episodes for p in own)
-    if own and (len(numbered) == len(own) or (explicit and len(own) > 1)):
+    # "Show/Series 1/A Touch of Class.avi": every video in a season's folder
+    foldered = all(folder_season("/".join(folders(path))) for path in episodic)
+    if own and (len(numbered) == len(own) or (explicit and len(own) > 1) or foldered):
         # every file an episode (films of a box aside), or a box: one "S01E01"
         # among its specials
         return "series"
@@ -272,6 +275,7 @@ def _files(roles: Sequence[FileRole], read: _Read, torrent_name: str) -> tuple[R
         )
         for path, parsed in read.parses.items()
     }
+    videos = _titled_pack(videos)
     result = []
     for role in roles:
         if role.role == "video":
@@ -281,6 +285,21 @@ def _files(roles: Sequence[FileRole], read: _Read, torrent_name: str) -> tuple[R
         else:
             result.append(RecognizedFile(role.path, "skip", None, (), None, (), reason=role.reason))
     return tuple(result)
+
+
+def _titled_pack(videos: Mapping[str, RecognizedFile]) -> dict[str, RecognizedFile]:
+    """A pack named by episode titles ("Tabula Rasa.avi" has no number): a number that
+    is a word of another's title ("Exodus Part 1", "Two Cars in Every Garage") is no
+    episode number; TMDB's names place it, or it is asked."""
+    titled = any(
+        f.name and not f.episodes and f.date is None and not f.special for f in videos.values()
+    )
+    return {
+        path: replace(f, episodes=(), absolute=False)
+        if titled and f.name and f.episodes and numbered_within(f.name)
+        else f
+        for path, f in videos.items()
+    }
 
 
 def _named_other_ways(file: RecognizedFile, parsed: Parsed, read: _Read) -> RecognizedFile:

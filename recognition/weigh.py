@@ -27,7 +27,8 @@ from recognition.candidates import (
 )
 from recognition.explain import explain
 from recognition.folding import ARTICLES, compact, fold, title_key
-from recognition.placement import absolute_to_season
+from recognition.parsing.episodes import name_key
+from recognition.placement import absolute_to_season, renumber, seasons_by_year
 
 TITLE_RANK: dict[TitleMatch, int] = {"exact": 3, "close": 2, "partial": 1, "weak": 0}
 YEAR_RANK: dict[YearMatch, int] = {
@@ -117,6 +118,9 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
     the release does not contradict, then the best title, then the best year). The
     words of a reading past the candidate's name must be explained by it (a season's
     name or number: ``recognition.explain``); a season they name is where the files go."""
+    # "S2023E05" of a show TMDB numbers 1…N: its season that aired in 2023.
+    renumbered = seasons_by_year(query, candidate.seasons, candidate.aired)
+    query = renumber(query, renumbered)
     aired, dated = _aired(query.dates, candidate)
     # What the reading does not change: the tags, the air dates, an episode's name, an id.
     known = Evidence(
@@ -136,7 +140,7 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
     # The first of the strongest: max keeps the first of equals.
     best = max(weighed, key=_strength)
     against = any(only_year_against(e) and e.title in ("exact", "close") for e in weighed)
-    return replace(best, year_against=against)
+    return replace(best, year_against=against, renumbered=renumbered)
 
 
 def _under_reading(
@@ -238,7 +242,7 @@ def _in_box(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], .
         return ()
     own = f" {title_key(candidate.title)} {title_key(candidate.original_title or '')} "
     specials = [
-        (f" {key} ", e.number)
+        (f" {key} ", e.number, (e.air_date or "")[:4])
         for e in candidate.aired
         if e.season == 0
         and len((key := _episode_key(e.name or "")).split()) >= 2
@@ -247,7 +251,9 @@ def _in_box(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], .
     found = []
     for path in query.unnumbered:
         words = f" {_episode_key(PurePosixPath(path).stem)} "
-        hits = {number for key, number in specials if key in words}
+        hits = {number for key, number, _ in specials if key in words}
+        if len(hits) > 1:  # two "Christmas Special"s: the one of the year the name holds
+            hits = {n for key, n, year in specials if key in words and f" {year} " in words}
         if len(hits) == 1:
             found.append((path, 0, hits.pop()))
     left = [p for p in query.unnumbered if p not in {f[0] for f in found}]
@@ -305,20 +311,23 @@ def _by_names(
 
 def _in_order(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], ...]:
     """Specials numbered on their own, all of TMDB's ("OVA 01"…"OVA 03" of a show with
-    three specials): the n-th is TMDB's n-th. One more or less, or one without a
-    number, and the order says nothing."""
-    numbers = [number for _, number in query.specials]
+    three specials): the n-th is TMDB's n-th; a lone "OVA" without a number is the
+    first (of a show with one). One more or less, or one without a number beside
+    others, and the order says nothing."""
+    lone = len(query.specials) == 1
+    specials = [(path, 1 if lone and number is None else number) for path, number in query.specials]
+    numbers = [number for _, number in specials]
     count = next((s.episodes for s in candidate.seasons or () if s.number == 0), 0)
     if not numbers or sorted(n or 0 for n in numbers) != list(range(1, count + 1)):
         return ()
     listed = sorted({e.number for e in candidate.aired if e.season == 0})
     order = listed if len(listed) == count else list(range(1, count + 1))
-    return tuple((path, 0, order[number - 1]) for path, number in query.specials if number)
+    return tuple((path, 0, order[number - 1]) for path, number in specials if number)
 
 
 def _name_key(name: str) -> str:
-    """An episode's name to compare, its numbers without leading zeros ("OVA 01")."""
-    return " ".join(w.lstrip("0") or "0" if w.isdigit() else w for w in _episode_key(name).split())
+    """An episode's name to compare (``recognition.parsing.episodes.name_key``)."""
+    return name_key(name)
 
 
 def _first_per_path(

@@ -130,12 +130,15 @@ class TmdbClient:
             *_candidates("series", shows if isinstance(shows, list) else []),
         ]
 
-    async def season(self, tmdb_id: int | str, number: int) -> list[AiredEpisode]:
-        """The episodes of one season: number, name and air date ("YYYY-MM-DD")."""
+    async def season(
+        self, tmdb_id: int | str, number: int, *, language: str | None = None
+    ) -> list[AiredEpisode]:
+        """The episodes of one season: number, name and air date ("YYYY-MM-DD"); the
+        names in ``language`` (default: ``metadata.language``)."""
         show = parse_tmdb_id(tmdb_id)
         if show is None:
             raise RejectedError(SYSTEM, f"not a TMDB id: {str(tmdb_id)[:40]!r}")
-        answer = await self._get(f"tv/{show}/season/{int(number)}", {}, "tv_season")
+        answer = await self._get(f"tv/{show}/season/{int(number)}", {}, "tv_season", language)
         episodes = answer.get("episodes")
         found = []
         for item in episodes if isinstance(episodes, list) else []:

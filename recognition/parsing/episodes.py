@@ -12,13 +12,24 @@ import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
-from recognition.folding import fold
+from recognition.folding import fold, title_key
 
 # What numbers an episode outright, and wins over any title: "S01E05", "1x05",
-# "Episode 5", "Ep.05", "E05", "Серия 5", "5 серия".
+# "Episode 5", "Ep. 05", "E05", "#05", "Серия 5", "5 серия", an episode word of
+# another language ("Folge 5", "Capítulo 5", "Afsnit 5", "第05話", "5화").
 _EXPLICIT = re.compile(
     r"(?i)(?<![a-z0-9])(?:s\d{1,4}[ ._-]?e\d{1,4}|\d{1,2}x\d{2,3}"
-    r"|(?:episode|ep|e)[ ._-]?\d{1,4})(?![a-z0-9])|сери[яийе]|эпизод"
+    r"|(?:episode|ep|e|folge|episodio|épisode|episódio|capitulo|capítulo|cap|odcinek|jakso"
+    r"|afsnit|avsnitt|aflevering|afl|epizoda|епизода|díl|серија|bölüm|#)[ ._-]{0,2}\d{1,4})"
+    r"(?![a-z0-9])|сери[яийе]|эпизод|第\s*\d{1,4}\s*[話话集]|\d{1,4}\s*[화회](?!\w)"
+    r"|\s[-–]\s\d{1,4}(?:v\d)?\s*$"  # "Show 2nd Season - 05": a fansub's number
+)
+# A season written in the name ("Temporada 2", "2nd Season", "Staffel 3"): no words of
+# an episode's title.
+_SEASON_MARK = re.compile(
+    r"(?i)(?<![^\W_])(?:(?:season|series|temporada|staffel|saison|stagione|sezon|sezona|sezóna"
+    r"|säsong|sæson|sesong|kausi|сезон|сезона|シーズン|시즌)[\s._-]*\d{1,4}"
+    r"|\d{1,2}(?:st|nd|rd|th|ª|º|\.)?[\s._-]*(?:season|temporada|сезон))(?![^\W_])"
 )
 # A number that opens the name and is set apart from what follows: "03 - Title",
 # "03. Title", "03_Title", a bare "03". "12.00 A.M." and "20 Hours" are not.
@@ -47,7 +58,8 @@ _SPECIAL_FOLDERS = frozenset(
 # "Special" alone is also an episode's title ("Lost - Season 1/Special.avi"): only
 # with a number.
 _SPECIAL_MARK = re.compile(
-    r"(?i)(?<![a-z0-9])(?:(?:ova|oad|ona|sp)(?:[\s._-]*(\d{1,3}))?|specials?[\s._-]*(\d{1,3}))"
+    r"(?i)(?<![a-z0-9])(?:(?:ova|oad|ona|sp)(?:[\s._-]*(\d{1,3}))?"
+    r"|specials?[\s._-]*(?:\(?(?:part|pt)[\s._-]*)?(\d{1,3}))"  # "Christmas Special (Part 1)"
     r"(?![a-z0-9])"
 )
 _SEASON_EPISODE = re.compile(
@@ -65,15 +77,45 @@ def episode_name(path: str, titles: Iterable[str | None]) -> str | None:
     if _EXPLICIT.search(stem):
         return None
     words = fold(stem)
-    for title in sorted({fold(t) for t in titles if t}, key=len, reverse=True):
+    # "Gavin & Stacey" is written "Gavin.and.Stacey" too.
+    spelled = {form for t in titles if t for form in (fold(t), fold(t.replace("&", " and ")))}
+    for title in sorted(spelled, key=len, reverse=True):
         if title and (words == title or words.startswith(title + " ")):
             words = words[len(title) :].strip()
             break
-    rest = _after(stem, words)
+    rest = _SEASON_MARK.sub(" ", _after(stem, words)).strip(" -–._")
     rest = _TRAILING_YEAR.sub("", _LEADING_YEAR.sub("", rest)).strip(" -–._")
     if not re.search(r"[^\W\d_]", rest) or _LEADING_NUMBER.match(rest):
         return None
     return rest
+
+
+# "Part I", "Part V": a Roman numeral that is a word elsewhere ("I, Robot") is a number
+# after "Part" ("Exodus, Part I" is TMDB's "Exodus (1)").
+_PART_ROMAN = {"i": "1", "v": "5", "x": "10"}
+_PART_WORDS = frozenset({"part", "pt"})
+_GLUED_PART = re.compile(r"(?i)(?<![a-z])(part|pt)(\d)")  # "exodus.part1"
+# A name whose number leads it ("05 The One…", "Part One - Leaving"): the number is its
+# own, not a word of its title.
+_NUMBER_FIRST = re.compile(
+    r"(?i)^(?:\d|(?:part|pt|chapter)[\s._-]*(?:\d|[ivx]+\b|one|two|three|four|five|six|seven"
+    r"|eight|nine|ten))"
+)
+
+
+def name_key(name: str) -> str:
+    """An episode's name as compared with TMDB's: ``title_key`` (accents, punctuation,
+    "&" as "and", number words), "Part" dropped ("Pilot Part 2" = "Pilot (2)", "Exodus,
+    Part I" = "Exodus (1)") and numbers without leading zeros ("OVA 01" = "OVA 1")."""
+    words = title_key(_GLUED_PART.sub(r"\1 \2", name)).split()
+    kept = []
+    for before, word in zip(["", *words], words, strict=False):
+        if word in _PART_WORDS:
+            continue
+        if before in _PART_WORDS:
+            word = _PART_ROMAN.get(word, word)
+        kept.append((word.lstrip("0") or "0") if word.isdigit() else word)
+    return " ".join(kept)
 
 
 def _without_tags(stem: str) -> str:
@@ -99,6 +141,26 @@ def _after(stem: str, words: str) -> str:
     return words
 
 
+# "Season 71 (2023)", "Series 7 [2012]", "S71 (2023)": a season and the year it aired.
+_SEASON_YEAR = re.compile(
+    r"(?i)(?<![^\W_])(?:season|series|staffel|saison|temporada|stagione|sezon|сезон|s)"
+    r"[\s._-]*(\d{1,3})[\s._-]*[(\[]((?:19|20)\d\d)[)\]]"
+)
+
+
+def season_years(path: str) -> tuple[tuple[int, int], ...]:
+    """(season, year) of each season named with its year in ``path`` ("Panorama -
+    Season 71 (2023)/…"): TMDB may number that season by the year."""
+    return tuple((int(m.group(1)), int(m.group(2))) for m in _SEASON_YEAR.finditer(path))
+
+
+def numbered_within(name: str) -> bool:
+    """A name of words whose number is one of them ("Exodus Part 1", "Two Cars in
+    Every Garage…", "Three Men and Adena"), not set in front of them ("05 The One…",
+    "Part One Leaving"): in a pack named by titles, no episode number."""
+    return _NUMBER_FIRST.match(name.strip()) is None and re.search(r"[^\W\d_]", name) is not None
+
+
 def special_of(path: str, episodes: tuple[int, ...]) -> tuple[bool, int | None]:
     """Whether the file is a special numbered on its own, and its own number: a name
     marked "OVA 02", "SP1", "OAD - 03", or a file in a ``Specials/``, ``SP/`` or
@@ -109,7 +171,11 @@ def special_of(path: str, episodes: tuple[int, ...]) -> tuple[bool, int | None]:
     if _SEASON_EPISODE.search(stem):
         return False, None
     mark = _SPECIAL_MARK.search(stem)
-    in_folder = any(fold(part) in _SPECIAL_FOLDERS for part in pure.parts[:-1])
+    # "Specials/", "OVA/", and a folder of named specials ("Christmas Specials/")
+    in_folder = any(
+        fold(part) in _SPECIAL_FOLDERS or fold(part).endswith(" specials")
+        for part in pure.parts[:-1]
+    )
     if mark is None and not in_folder:
         return False, None
     if mark is not None and (own := mark.group(1) or mark.group(2)):

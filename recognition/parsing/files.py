@@ -82,7 +82,9 @@ _EXTRA_FOLDERS = frozenset(
 _EXTRA_WORDS = re.compile(
     r"\b(?:samples?|trailers?|teaser|featurettes?|behindthescenes|deletedscenes?|"
     r"interviews?|makingof|extras|bonus|behind the scenes|deleted scenes?|making of|"
-    r"nc(?:op|ed)\d*|creditless)\b"
+    r"nc(?:op|ed)\d*|creditless|"
+    # a BD box's menus, previews, promotion videos and commercials ("PV01", "CM02")
+    r"menus?\d*|previews?\d*|pv\d*|cm\d*|spots?\d*)\b"
 )
 _EPISODE_MARK = re.compile(
     r"(?i)(?:\bS\d{1,3}[ ._-]?E\d{1,4}|\b\d{1,2}x\d{2,3}\b|\bEp?\.?\s?\d{1,4}\b|\s-\s\d{1,4}\b)"

@@ -721,7 +721,7 @@ def _year_seasons(text: str) -> str:
 # The season words guessit reads, and those ``_LOCAL_NUMBERS`` rewrite as "Season".
 _SEASON_WORD = (
     r"season|series|сезон|temporada|staffel|saison|stagione|sezon|sezonul|säsong|sesong"
-    r"|sæson|seizoen|évad"
+    r"|sæson|seizoen|évad|sezona|sezóna|сезона"
 )
 # "the first" … "the tenth": Arabic names number seasons ("parts") so.
 _ARABIC_ORDINALS = {
@@ -749,19 +749,21 @@ _LOCAL_NUMBER = r"(\d{1,4}(?:\s*[-–]\s*\d{1,4})?|" + "|".join(_ARABIC_ORDINALS
 _LOCAL_NUMBERS = (
     (
         re.compile(
-            r"(?i)(?<!\w)(?:kausi|stagioni|σεζόν|σεζον|κύκλος|κυκλος|עונה|الموسم|시즌)[\s._:]*"
-            + _LOCAL_NUMBER
+            r"(?i)(?<!\w)(?:kausi|stagioni|σεζόν|σεζον|κύκλος|κυκλος|עונה|الموسم|시즌|sezona|sezóna"
+            r"|сезона|シーズン)[\s._:]*" + _LOCAL_NUMBER
         ),
         "Season",
     ),
     (
         re.compile(
-            r"(?i)(?<!\w)(?:jakso|επεισόδιο|επεισοδιο|פרק|الحلقة)[\s._:]*(\d{1,4})(?![\d\w])"
+            r"(?i)(?<!\w)(?:jakso|επεισόδιο|επεισοδιο|פרק|الحلقة|afsnit|epizoda|епизода|серија|díl"
+            r"|episódio|capítulo)[\s._:]*(\d{1,4})(?![\d\w])"
         ),
         "Episode",
     ),
     (re.compile(r"(?<![\d\w])(\d{1,4})\s*[화회](?!\w)"), "Episode"),  # "1화", "5회"
-    (re.compile(r"第\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*期"), "Season"),  # "第2期"
+    # "第2期", "第二季"
+    (re.compile(r"第\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[期季]"), "Season"),
     (re.compile(r"第\s*(\d{1,4})\s*[話话]"), "Episode"),  # "第01話"
 )
 _ALL_EPISODES = re.compile(r"全\s*\d{1,4}\s*[話话集]")  # "全12話": all twelve episodes

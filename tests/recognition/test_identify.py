@@ -50,7 +50,9 @@ class Shelf:
         self._call(f"find {imdb_id}")
         return [c for c in self.titles if c.imdb_id == imdb_id]
 
-    async def season(self, tmdb_id: int | str, number: int) -> list[AiredEpisode]:
+    async def season(
+        self, tmdb_id: int | str, number: int, *, language: str | None = None
+    ) -> list[AiredEpisode]:
         self._call(f"season {tmdb_id} {number}")
         return []
 

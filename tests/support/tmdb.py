@@ -24,7 +24,8 @@ and field names, and its errors are TMDB's JSON (``{"status_code": N, "status_me
 - **Shapes** are held to TMDB's published OpenAPI description by
   ``tests/contract/test_tmdb.py`` (the parts jellybit uses: ``tests/data/tmdb/``).
 - **Language**: ``language=ru-RU`` (or ``ru``) answers the Russian translation where the
-  catalogue has one, English otherwise (TMDB's fallback).
+  catalogue has one, English otherwise (TMDB's fallback); a season's episodes too (an
+  episode's ``translations`` in the set: ``de-DE`` answers its German name).
 - **Faults**: ``fail_next(status, retry_after=None, times=1)`` answers the next request(s)
   with TMDB's error for that status (and a ``Retry-After`` header: the one given, for a 429
   ``RETRY_AFTER`` seconds otherwise);
@@ -126,8 +127,13 @@ _LANGUAGE_NAMES = {"ru": ("Pусский", "Russian"), "en": ("English", "Englis
 @dataclass(frozen=True)
 class Episode:
     number: int
-    name: str
+    name: str  # English
     air_date: str = ""
+    translations: Mapping[str, str] = field(default_factory=dict)  # iso_639_1 -> name
+
+    def localized(self, language: str) -> str:
+        """The name in ``language``; English where there is no translation."""
+        return self.translations.get(language.lower().split("-")[0]) or self.name
 
 
 @dataclass(frozen=True)
@@ -228,7 +234,12 @@ class Entry:
 
 def _season_of(item: Mapping[str, Any]) -> Season:
     episodes = tuple(
-        Episode(int(e["episode_number"]), str(e.get("name") or ""), str(e.get("air_date") or ""))
+        Episode(
+            int(e["episode_number"]),
+            str(e.get("name") or ""),
+            str(e.get("air_date") or ""),
+            dict(e.get("translations") or {}),
+        )
         for e in item.get("episodes") or ()
     )
     return Season(
@@ -640,7 +651,8 @@ class FakeTmdb(HttpFake):
         )
         if entry is None or season is None:
             return self._answer(call, NOT_FOUND, 404)
-        return self._answer(call, _season_body(entry, season))
+        language = call.params.get("language", "en-US")
+        return self._answer(call, _season_body(entry, season, language))
 
     async def _find(self, request: web.Request) -> web.StreamResponse:
         call, early = await self._begin(request)
@@ -826,7 +838,7 @@ def _last_aired(entry: Entry) -> str:
     return max(days, default=entry.date)
 
 
-def _season_body(entry: Entry, season: Season) -> Json:
+def _season_body(entry: Entry, season: Season, language: str = "en-US") -> Json:
     start = _date(season.air_date) or _date(entry.date)
     given = {episode.number: episode for episode in season.episodes}
     episodes = []
@@ -841,7 +853,9 @@ def _season_body(entry: Entry, season: Season) -> Json:
                 "episode_number": number,
                 "episode_type": "finale" if number == season.episode_count else "standard",
                 "id": entry.id * 10_000 + season.number * 100 + number,
-                "name": own.name if own is not None and own.name else f"Episode {number}",
+                "name": own.localized(language)
+                if own is not None and own.name
+                else f"Episode {number}",
                 "overview": "",
                 "production_code": "",
                 "runtime": 45,
