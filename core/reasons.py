@@ -76,6 +76,10 @@ TEMPLATES: Mapping[str, str] = {
     "auto.aired": N_("Picked on its own: only it aired an episode on the date in the name."),
     "auto.seasons": N_("Picked on its own: only it has these seasons and episodes."),
     "auto.pack": N_("Picked on its own: the season in the torrent is its whole season."),
+    "auto.runtime": N_("Picked on its own: the file is too large for the other titles' length."),
+    "auto.complete": N_(
+        "Picked on its own: the complete series in the torrent is all its seasons."
+    ),
     "auto.popularity": N_(
         "Picked on its own: far more watched than the other titles of that name."
     ),

@@ -76,6 +76,11 @@ class Query:
     # The torrent's name names whole seasons and no episodes ("Show.S01", "Сезон 2"): a
     # pack far short of a candidate's season is not that season.
     whole_seasons: bool = False
+    # "The Complete Series": the seasons it holds are all the show has.
+    complete: bool = False
+    since: int | None = None  # the first year releases of its format were made
+    height: int | None = None  # the picture's height the name says (2160, 1080, …)
+    size: int | None = None  # bytes, a film's videos together
     # (path, season, words) of videos whose name may be their episode's title ("Tabula
     # Rasa", "20 Hours in L.A."; season 0: a special's), the season None when unknown
     named: tuple[tuple[str, int | None, str], ...] = ()
@@ -104,6 +109,11 @@ class Evidence:
     episode_named: bool = False  # the name's episode title is TMDB's for that episode
     # A season pack that holds far fewer episodes than this candidate's season has.
     short: bool = False
+    # "The Complete Series" holding every season this candidate has, and no other.
+    whole_run: bool = False
+    # The film's file is too large to run as short as this candidate (a 6 GB 1080p
+    # file is no three-minute short).
+    too_big: bool = False
     # Its name matches, and only the release's year (two or more off) is against it:
     # under that reading it is contradicted, or another reading took the year into
     # the title ("Utopia 2020" for the 2013 show).
@@ -153,6 +163,7 @@ class Candidate:
     networks: tuple[str, ...] = ()  # a show's networks ("Netflix", "BBC One")
     aired: tuple[AiredEpisode, ...] = ()  # episodes of seasons fetched (dates, specials)
     ended: str | None = None  # a show that ended: the day of its last episode
+    runtime: int | None = None  # a film's, minutes
     score: float = 0.0  # the confidence, once weighed
     evidence: Evidence | None = None
 

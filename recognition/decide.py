@@ -15,7 +15,9 @@ decision (:func:`decide`) is a short rule over that evidence:
    seasons separate them; the year separates only when popularity does not point the
    other way by a wide factor.
 5. Still several: the far more popular one (``WIDE`` times the next), else the
-   person picks. Two same-title works that stay close are never guessed.
+   person picks. Two same-title works that stay close are never guessed, and two
+   films of one name are chosen by popularity only when the release's name points to
+   the famous one too (``_format_points``).
 
 The accepted candidate's confidence (:func:`confidence`) must also reach
 ``auto_accept``: it is how strong its evidence is, so a partial title never passes
@@ -29,6 +31,7 @@ from typing import Any
 from recognition.candidates import Candidate, Evidence, Query
 from recognition.folding import title_key
 from recognition.weigh import (
+    DUBBED_INTO,
     TITLE_RANK,
     YEAR_RANK,
     confidence,
@@ -36,14 +39,6 @@ from recognition.weigh import (
     weigh,
 )
 
-# Languages that films and series are routinely dubbed into for release: there a tag
-# often marks a dub of the famous title ("Suits.FRENCH" is the American show), so it
-# does not outweigh a far more watched one. Into the others (Korean, Japanese, Thai,
-# ...) a show is rarely dubbed: such a tag names the original language.
-DUBBED_INTO = frozenset(
-    {"de", "fr", "it", "es", "pt", "ru", "uk", "pl", "cs", "sk", "hu", "tr", "hi", "ta", "te"}
-    | {"ar", "fa", "nl", "sv", "da", "no", "nb", "fi", "el", "ro", "bg", "lt", "lv", "ca"}
-)
 MAX_CANDIDATES = 5
 # How many times more popular one candidate must be to be taken over another that
 # the evidence cannot tell from it. TMDB's popularity moves a lot week to week; a
@@ -97,6 +92,8 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
         by_popularity = sorted(group, key=lambda c: -c.popularity)
         if _popular(by_popularity[:1]) < WIDE * _popular(by_popularity[1:2]):
             return _review(weighed, "ambiguous", by_popularity)
+        if not _format_points(query, by_popularity[0], by_popularity[1:]):
+            return _review(weighed, "ambiguous", by_popularity)
         group, rule = by_popularity[:1], "popularity"
     chosen = group[0]
     doubts = _doubts(chosen, alive, best_title, weighed)
@@ -129,6 +126,33 @@ def _tie_broken(
             return group, None  # the count says one title, the year another: ask
         group, rule = leaders, name
     return group, rule
+
+
+def _format_points(query: Query, famous: Candidate, others: Sequence[Candidate]) -> bool:
+    """Whether popularity may choose between ``famous`` and the ``others``. Films of one
+    name: only when the release's name points to the famous one (shows: their seasons
+    said what they could) — its format is younger than all the others and not than the
+    famous one ("Parasite.2160p.UHD": the 1982 film has no such release), or it is a
+    scene name (it names its format) without a language tag, and only the famous one
+    is in English: a release in another language says which ("Joker.1080p.BluRay" is
+    not the Hindi film, which would say HINDI). A bare "Joker.avi", or a name of two
+    English films both of its format's time, says nothing of which: asked."""
+    if any(c.kind != "movie" for c in (famous, *others)):
+        return True
+    since = query.since
+    if since is None:
+        return False
+    if (
+        famous.year is not None
+        and famous.year >= since
+        and all(c.year is not None and c.year < since for c in others)
+    ):
+        return True
+    return (
+        query.language is None
+        and famous.language == "en"
+        and all(c.language not in (None, "en") for c in others)
+    )
 
 
 def _doubts(
@@ -204,6 +228,8 @@ def _ruled_out_by(contradicted_ones: Sequence[Candidate], best_title: int) -> st
                 return "year"
             if evidence.aired == "mismatch":
                 return "aired"
+            if evidence.too_big:
+                return "runtime"
             return "country" if evidence.country == "mismatch" else "seasons"
     return "only"
 
@@ -260,6 +286,10 @@ def _pack_rank(candidate: Candidate) -> int:
     return int(not _ev(candidate).short)
 
 
+def _complete_rank(candidate: Candidate) -> int:
+    return int(_ev(candidate).whole_run)
+
+
 def _fit_rank(candidate: Candidate) -> int:
     return {"fit": 2, "none": 1, "misfit": 0}[_ev(candidate).seasons]
 
@@ -271,6 +301,7 @@ _TIE_BREAKERS: tuple[tuple[str, Callable[[Candidate], int]], ...] = (
     ("aired", _aired_rank),
     ("episode", _episode_rank),
     ("pack", _pack_rank),
+    ("complete", _complete_rank),
     ("year", _year_rank),
     ("country", _country_rank),
     ("language", _language_rank),

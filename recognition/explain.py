@@ -41,11 +41,13 @@ class Named(Protocol):
 
 # Words after a film's title that say which cut, where or by whom, not what: an
 # edition ("Taylor's Version", "Director's Cut", "Remastered"), a concert's venue
-# ("Live at the Montreal Forum"), its maker ("A Film by Beyoncé").
+# ("Live at the Montreal Forum"; "Live", "In Concert" after a tour's name), its maker
+# ("A Film by Beyoncé").
 _EDITION = re.compile(
     r"(?:\d+\w* anniversary|extended \w+|\w+) (?:version|cut|edition)"
     r"|remastered|restored|uncut|unrated|extended|imax"
     r"|live (?:at|in|from) .+|(?:a )?film by .+"
+    r"|live|(?:live )?in concert|(?:the )?concert(?: film)?"
 )
 # Words after a show's name that say the release holds all of it ("The Complete
 # Collection", "Complete Series", "Box Set"): no season of its own.

@@ -19,12 +19,12 @@ from core.errors import RejectedError
 from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Reading
 from recognition.decide import Decision, decide, ranked
 from recognition.explain import without_edition
-from recognition.folding import numerals_swapped
+from recognition.folding import ARTICLES, numerals_swapped
 from recognition.lookups import Lookup
 from recognition.parsing.episodes import name_key, season_years
 from recognition.parsing.release import without_part
 from recognition.recognize import Recognized
-from recognition.weigh import TITLE_RANK, contradicted, strong
+from recognition.weigh import DUBBED_INTO, TITLE_RANK, contradicted, strong
 
 DETAILS = 3  # candidates whose details are fetched in one round
 PAGE = 20  # TMDB's page: a full first page may hide the right title on the next
@@ -93,6 +93,10 @@ def query_of(recognized: Recognized) -> Query:
         episode_title=recognized.episode_title,
         special=recognized.special,
         whole_seasons=recognized.kind == "series" and recognized.whole_seasons,
+        complete=recognized.complete,
+        since=recognized.form.since,
+        height=recognized.form.height,
+        size=recognized.size,
         named=tuple(
             (f.path, 0 if f.special else f.season, f.name)
             for f in videos
@@ -165,7 +169,7 @@ async def _search_kind(
     # "… The Eras Tour Taylors Version": the film is found without its edition.
     edition = without_edition(first.title)
     searched = [*others, *([Reading(numerals, first.year)] if numerals else [])]
-    shorter = [Reading(t, first.year) for t in (edition, stem) if t]
+    shorter = [Reading(t, first.year) for t in (edition, stem, _foreign_bare(first, query)) if t]
     for reading in [*searched, *shorter]:
         if found.strong():
             return
@@ -176,6 +180,15 @@ async def _search_kind(
         more = await lookup.search(kind, first.title, first.year, written)
         found.add(more or ())
         await _details(kind, lookup, found)
+
+
+def _foreign_bare(first: Reading, query: Query) -> str | None:
+    """ "The.Ring.JAPANESE": a title tagged with a language titles are rarely dubbed
+    into, without its English article: TMDB may call the original "Ring"."""
+    article, _, rest = first.title.partition(" ")
+    if query.language is None or query.language in DUBBED_INTO or not rest:
+        return None
+    return rest if article.lower() in ARTICLES else None
 
 
 async def _performer_first(query: Query, lookup: Lookup, found: "_Found", language: str) -> None:
@@ -570,4 +583,5 @@ class _Found:
         return any(c.evidence is not None and c.evidence.title != "weak" for c in self.weighed())
 
     def strong(self) -> bool:
-        return any(c.evidence is not None and strong(c.evidence) for c in self.weighed())
+        tag = self._query.language
+        return any(c.evidence is not None and strong(c.evidence, tag) for c in self.weighed())

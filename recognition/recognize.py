@@ -20,8 +20,9 @@ worker process); most files of a season are read without guessit (``parse_file``
 import datetime
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import Literal
 
 from core.errors import InvalidInputError
 from recognition.folding import fold, title_key
@@ -36,6 +37,7 @@ from recognition.parsing.files import (
     stem,
     without_films,
 )
+from recognition.parsing.formats import Format, release_format
 from recognition.parsing.guess import MediaKind
 from recognition.parsing.hints import Hint, parse_hint
 from recognition.parsing.identifiers import find_identifiers
@@ -102,6 +104,9 @@ class Recognized:
     episode_title: str | None = None  # of a single video: the name's words after the title
     special: bool = False  # the name says it is a special ("Christmas Special", "OVA")
     whole_seasons: bool = False  # the torrent's name names seasons and no episodes
+    complete: bool = False  # "The Complete Series": every season of the show
+    form: Format = field(default_factory=Format)  # what the name says of its format
+    size: int | None = None  # bytes, a film's videos together
 
 
 _NO_OVERRIDES: Mapping[str, str] = MappingProxyType({})
@@ -147,14 +152,30 @@ def recognize(
         language=_tagged(base.language, (p.language for p in parses.values())),
         service=_tagged(base.service, (p.service for p in parses.values())),
         title_with_year=names.title_with_year,
-        identifiers=_identifiers(torrent_name, dn, hint, texts),
+        identifiers=_identifiers(torrent_name, dn, hint, texts, found_kind),
         numbered_parts=found_kind == "movie" and _numbered_parts(videos),
         fallback_titles=_fallback_titles(base, names, fixed, dn),
         unread_hint=hint.unread,
         episode_title=base.episode_title if read.single else None,
         special=base.special,
-        whole_seasons=not base.episodes and (base.season is not None or bool(base.seasons)),
+        whole_seasons=not base.episodes
+        and (base.season is not None or bool(base.seasons) or _complete(torrent_name)),
+        complete=found_kind == "series" and _complete(torrent_name),
+        form=release_format(" ".join([torrent_name, *videos[:1]])),
+        size=sum(f.size for f in files if f.path in videos) if found_kind == "movie" else None,
     )
+
+
+# "The Complete Series", "Serie Completa", "L'Intégrale": every season of a show.
+_COMPLETE = re.compile(
+    r"(?i)(?<![^\W_])(?:complete[\s._-]+(?:series|collection)|full[\s._-]+series"
+    r"|s[eé]rie[\s._-]+complet[ae]|int[eé]grale|komplette[\s._-]+serie"
+    r"|полный[\s._-]+сериал)(?![^\W_])"
+)
+
+
+def _complete(name: str) -> bool:
+    return _COMPLETE.search(name) is not None
 
 
 def _part_in_files(title: str | None, parses: Iterable[Parsed]) -> bool:
@@ -346,11 +367,18 @@ def _subtitle_file(
 
 
 def _identifiers(
-    torrent_name: str, dn: str | None, hint: Hint, texts: Sequence[str]
+    torrent_name: str, dn: str | None, hint: Hint, texts: Sequence[str], kind: Kind
 ) -> tuple[str, ...]:
-    found = [*find_identifiers(torrent_name), *find_identifiers(dn or ""), *hint.identifiers]
+    """Ids in the name, the ``dn``, the hints and the texts; a TMDB id that does not say
+    its kind ("[tmdbid-60622]") is of the release's kind."""
+    tmdb_kind: Literal["movie", "tv"] = "tv" if kind == "series" else "movie"
+    found = [
+        *find_identifiers(torrent_name, tmdb_kind),
+        *find_identifiers(dn or "", tmdb_kind),
+        *hint.identifiers,
+    ]
     for text in texts:
-        found.extend(find_identifiers(text))
+        found.extend(find_identifiers(text, tmdb_kind))
     return tuple(dict.fromkeys(found))
 
 

@@ -54,6 +54,16 @@ _YEAR_CONFIDENCE: dict[YearMatch, float] = {
     "far": -0.5,
 }
 _COUNTRIES = {"UK": "GB"}
+# TMDB's own code for Cantonese: the release's "CANTONESE" or "CHINESE" tag is "zh".
+_LANGUAGES = {"cn": "zh"}
+# Languages that films and series are routinely dubbed into for release: there a tag
+# often marks a dub of the famous title ("Suits.FRENCH" is the American show), so it
+# does not outweigh a far more watched one. Into the others (Korean, Japanese, Thai,
+# ...) a show is rarely dubbed: such a tag names the original language.
+DUBBED_INTO = frozenset(
+    {"de", "fr", "it", "es", "pt", "ru", "uk", "pl", "cs", "sk", "hu", "tr", "hi", "ta", "te"}
+    | {"ar", "fa", "nl", "sv", "da", "no", "nb", "fi", "el", "ro", "bg", "lt", "lv", "ca"}
+)
 
 
 def title_match(query: str, name: str) -> TitleMatch:
@@ -79,17 +89,48 @@ def title_match(query: str, name: str) -> TitleMatch:
 
 # A title's subtitle: after a colon, a spaced dash or an opening parenthesis.
 _SUBTITLE = re.compile(r"\s*:\s*|\s+[-–—]\s+|\s*\(")
+# "Birdman or (The Unexpected Virtue of Ignorance)", "Dr. Strangelove or: How I …": the
+# title is the part before "or".
+_OR = re.compile(r"(?i)[\s,;]+or$")
 
 
-def _stem_key(name: str) -> str | None:
-    """The key of a name's part before a subtitle of three words or more ("FYRE: The
+def _stem_keys(name: str) -> set[str]:
+    """The keys of a name's parts before a subtitle of three words or more ("FYRE: The
     Greatest Party That Never Happened", "Summer of Soul (...Or, When the Revolution
-    …)"): documentaries are released by it. A shorter subtitle ("Dune: Part Two",
-    "Kill Bill: Vol. 1") is no such thing."""
-    parts = _SUBTITLE.split(name, maxsplit=1)
-    if len(parts) < 2 or len(fold(parts[1]).split()) < 3:
-        return None
-    return title_key(parts[0]) or None
+    …)", "Jim & Andy: The Great Beyond - Featuring a Very Special, …"): documentaries
+    are released by them. A shorter subtitle ("Dune: Part Two", "Kill Bill: Vol. 1")
+    is no such thing."""
+    keys = set()
+    for boundary in _SUBTITLE.finditer(name):
+        if len(fold(name[boundary.end() :]).split()) >= 3:
+            stem = _OR.sub("", name[: boundary.start()])
+            if key := title_key(stem):
+                keys.add(key)
+    return keys
+
+
+def _stem_of(title: str, name: str) -> bool:
+    """The release is the name up to a long subtitle: its words are the name's."""
+    return title_key(title) in _stem_keys(name)
+
+
+def _after_credit(title: str, candidate: Candidate) -> bool:
+    """ "Nanette" of "Hannah Gadsby: Nanette", "Through the Never" of "Metallica: Through
+    the Never": a film's name after the artist it credits before a colon, the artist
+    named by its overview too."""
+    key = title_key(title)
+    overview = f" {title_key(candidate.overview or '')} "
+    for name in candidate.all_names():
+        artist, colon, rest = name.partition(":")
+        credited = title_key(artist)
+        if (
+            colon
+            and title_key(rest) == key
+            and 0 < len(credited.split()) <= 4
+            and f" {credited} " in overview
+        ):
+            return True
+    return False
 
 
 def _without_articles(words: list[str]) -> list[str]:
@@ -134,6 +175,7 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
         episode_named=_episode_named(query, candidate),
         identifier=_identified(query.identifiers, candidate),
         listed=dated,
+        too_big=_too_big(query, candidate),
     )
     readings = query.readings or (Reading("", None),)
     weighed = [_under_reading(reading, query, candidate, known) for reading in readings]
@@ -159,7 +201,7 @@ def _under_reading(
     special = _special(query, candidate, why.unexplained, reading.year)
     if why.season is not None or special is not None or why.edition:
         title = "exact"  # every word explained: the name and a season's, or an edition
-    elif why.unexplained and title in ("exact", "close"):
+    elif why.unexplained and title in ("exact", "close") and not _stem_of(reading.title, matched):
         title = "partial"
     performer = _performer_first(reading.title, candidate)
     if performer is not None and TITLE_RANK[performer[1]] > TITLE_RANK[title]:
@@ -181,6 +223,7 @@ def _under_reading(
         seasons=seasons,
         misfit=misfit,
         short=_short(query, candidate, named),
+        whole_run=_whole_run(query, candidate),
         season=named,
         unexplained=None if special is not None else why.unexplained,
         season_words=why.season_words,
@@ -377,7 +420,9 @@ def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
     if candidate.kind == "movie" and TITLE_RANK[best[1]] < TITLE_RANK["close"]:
         # A documentary released without its long subtitle ("Fyre", "Summer of Soul").
         key = title_key(title)
-        best = next(((n, "close") for n in candidate.all_names() if key == _stem_key(n)), best)
+        best = next(((n, "close") for n in candidate.all_names() if key in _stem_keys(n)), best)
+        if best[1] != "close" and _after_credit(title, candidate):
+            best = (candidate.title, "close")
     return best
 
 
@@ -471,7 +516,8 @@ def _country(query: Query, candidate: Candidate) -> CountryMatch:
 def _language(language: str | None, candidate: Candidate) -> LanguageMatch:
     if language is None or candidate.language is None:
         return "none"
-    return "match" if language == candidate.language else "other"
+    own = _LANGUAGES.get(candidate.language, candidate.language)
+    return "match" if language == own else "other"
 
 
 # Words of a service's name that say nothing of which one it is.
@@ -581,6 +627,33 @@ def _short(query: Query, candidate: Candidate, named: int | None = None) -> bool
     return False
 
 
+# The most a film's file can hold per second, in bits: a Blu-ray's highest rate with
+# its audio, a UHD disc's (and the UHD's for a height not named). A file larger than
+# that rate allows for a film's running time is not that film.
+_MAX_RATE = {2160: 130e6, None: 130e6}
+_BLU_RAY_RATE = 48e6
+
+
+def _too_big(query: Query, candidate: Candidate) -> bool:
+    """ "Lights.Out.1080p.BluRay" of 6.5 GB is not the three-minute short: at the
+    highest rate its format has, the file runs longer than the candidate (by a fifth
+    and two minutes more)."""
+    if query.size is None or candidate.kind != "movie" or not candidate.runtime:
+        return False
+    rate = _MAX_RATE.get(query.height, _BLU_RAY_RATE)
+    minutes = query.size * 8 / rate / 60
+    return minutes > candidate.runtime * 1.2 + 2
+
+
+def _whole_run(query: Query, candidate: Candidate) -> bool:
+    """ "Utopia.Complete.Series" with one season of eight: all the seasons of the show
+    that has one, not of the one that has three."""
+    if not query.complete or candidate.kind != "series" or not candidate.seasons:
+        return False
+    held = {s for s, _, _ in query.episodes if s is not None and s > 0} | set(query.seasons)
+    return bool(held) and held == {s.number for s in candidate.seasons if s.number > 0}
+
+
 def only_year_against(evidence: Evidence) -> bool:
     """Ruled out by the year alone: nothing of the files says it cannot be (of one
     reading; ``Evidence.year_against`` is of any)."""
@@ -589,16 +662,20 @@ def only_year_against(evidence: Evidence) -> bool:
         and evidence.country != "mismatch"
         and evidence.seasons != "misfit"
         and evidence.aired != "mismatch"
+        and not evidence.too_big
     )
 
 
-def strong(evidence: Evidence) -> bool:
+def strong(evidence: Evidence, tag: str | None = None) -> bool:
     """Not contradicted, an exact or close title, and a year that agrees (or none to
-    compare): no other search would find a better one."""
+    compare): no other search would find a better one. Nor is one whose original
+    language is not the release's language ``tag``, when that is a language titles are
+    rarely dubbed into ("The.Ring.JAPANESE": the Japanese "Ring" may be found yet)."""
     return (
         not contradicted(evidence)
         and evidence.title in ("exact", "close")
         and (evidence.year in ("exact", "near", "none") or evidence.aired == "match")
+        and not (evidence.language == "other" and tag is not None and tag not in DUBBED_INTO)
     )
 
 
@@ -609,6 +686,7 @@ def contradicted(evidence: Evidence) -> bool:
         or evidence.country == "mismatch"
         or evidence.seasons == "misfit"
         or evidence.aired == "mismatch"
+        or evidence.too_big
     )
 
 

@@ -298,6 +298,7 @@ def _detailed(found: Candidate, answer: Json) -> Candidate:
         seasons=seasons,
         imdb_id=imdb,
         language=_text(answer.get("original_language")) or found.language,
+        runtime=_int(answer.get("runtime")) if found.kind == "movie" else None,
         networks=tuple(n for r in _dicts(answer.get("networks")) if (n := _text(r.get("name")))),
         ended=_text(answer.get("last_air_date"))
         if answer.get("status") in ("Ended", "Canceled")

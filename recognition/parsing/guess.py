@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+from babelfish import Error as BabelfishError
 from babelfish import Language, LanguageConvertError
 from guessit.api import GuessItApi, GuessitException
 
@@ -118,6 +119,13 @@ def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
     languages = _spans(text, matches, "language")
     country_tag = _country_tag(languages, title_spans)
     language = None if country_tag else _language(result.get("language"))
+    episode_title = _str_or_none(result.get("episode_title"))
+    if language is None and not country_tag:
+        language, title, title_spans, alternatives = _scene_language(
+            title, title_spans, alternatives
+        )
+        if language is None and episode_title and (code := _language_word(episode_title)):
+            language, episode_title = code, None  # "Show.S01E01.THAI.1080p"
     return Guess(
         type=_str_or_none(result.get("type")),
         title=title,
@@ -132,7 +140,7 @@ def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
         country_after_title=country_tag or _country_in_brackets(text, title_spans),
         language=_audio_language(text, language, title_spans),
         service=_str_or_none(result.get("streaming_service")),
-        episode_title=_str_or_none(result.get("episode_title")),
+        episode_title=episode_title,
         subtitle=_after_dash(text, title_spans, alternatives),
         alternative=next((s.raw.strip(" ._-") for s in alternatives), None),
     )
@@ -218,6 +226,50 @@ def _after_dash(text: str, titles: Sequence[_Span], alternatives: Sequence[_Span
     ):
         return joined.group(2)
     return None
+
+
+# Language words guessit does not know as languages, and names babelfish does not.
+_LANGUAGE_NAMES = {
+    "mandarin": "zh", "cantonese": "zh", "filipino": "tl", "farsi": "fa", "greek": "el",
+    "malay": "ms", "punjabi": "pa", "flemish": "nl",
+}  # fmt: skip
+# A scene's language tag: capitals, its "i" often lower-case ("TURKISH", "DANiSH").
+_SCENE_WORD = re.compile(r"[A-Zi]*[A-Z][A-Zi]*[A-Z][A-Zi]*")
+
+
+def _scene_language(
+    title: str | None, titles: tuple[_Span, ...], alternatives: tuple[_Span, ...]
+) -> tuple[str | None, str | None, tuple[_Span, ...], tuple[_Span, ...]]:
+    """ "Film.2019.TURKISH.1080p", "Film.DANiSH.1080p": a language tag guessit does not
+    know (it reads another title, or a word of the title). Only a word in capitals
+    after a title that is not: "Zorba.the.Greek" keeps its Greek. Returns the language
+    and the title and alternative titles without it."""
+    if alternatives and (code := _language_word(alternatives[0].raw.strip(" ._-"))):
+        return code, title, titles, alternatives[1:]
+    if title is None or not titles or " " not in title.strip():
+        return None, title, titles, alternatives
+    rest, last = title.strip().rsplit(" ", 1)
+    code = _language_word(last)
+    if code is None or _SCENE_WORD.fullmatch(rest.replace(" ", "")):
+        return None, title, titles, alternatives
+    span = titles[0]
+    cut = span.raw.rstrip(" ._-")
+    cut = cut[: len(cut) - len(last)].rstrip(" ._-")
+    return code, rest, (_Span(span.start, span.start + len(cut), cut), *titles[1:]), alternatives
+
+
+def _language_word(word: str) -> str | None:
+    """The ISO 639-1 code of a scene's language word ("TURKiSH": "tr"), not English."""
+    if not _SCENE_WORD.fullmatch(word) or len(word) < 4:
+        return None
+    name = word.lower()
+    code = _LANGUAGE_NAMES.get(name)
+    if code is None:
+        try:
+            code = str(Language.fromname(name.capitalize()).alpha2)
+        except (BabelfishError, ValueError):
+            return None
+    return code if code != "en" else None
 
 
 def _language(value: object) -> str | None:

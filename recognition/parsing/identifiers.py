@@ -1,23 +1,42 @@
 """Ids that name a title exactly, in any text: an ``.nfo``, a magnet's ``dn``, a hint.
 
 ``imdb:tt0111161`` (an IMDb id, bare or in an ``imdb.com/title/…`` link) and
-``tmdb:movie/550`` / ``tmdb:tv/1399`` (a ``themoviedb.org`` link).
+``tmdb:movie/550`` / ``tmdb:tv/1399`` (a ``themoviedb.org`` link; a TMDB id as Jellyfin,
+Plex and Emby name folders, ``[tmdbid-550]``, ``{tmdb-550}``, ``[tmdbid=550]``, or as a
+Kodi ``.nfo`` gives it, ``<uniqueid type="tmdb">550</uniqueid>``, is the kind's the
+text says: a Kodi ``<tvshow>``, else the release's).
 """
 
 import re
+from typing import Literal
 
 # An id is ASCII digits only: ``\d`` also takes "٥٥٠" (Arabic-Indic) or "５５０"
 # (full-width), which int() reads as 550. A digit of any script next to it means
 # it is not an id at all.
 _IMDB = re.compile(r"(?<![A-Za-z\d])(tt[0-9]{7,9})(?!\d)")
 _TMDB = re.compile(r"themoviedb\.org/(?:[a-z]{2}(?:-[A-Z]{2})?/)?(movie|tv)/([0-9]{1,9})(?!\d)")
+# "[tmdbid-550]", "{tmdb-550}", "[tmdbid=550]": a media server's folder name.
+_TMDB_TAG = re.compile(r"(?i)[\[{(]tmdb(?:id)?[-=]([0-9]{1,9})[\]})]")
+# A Kodi .nfo: <uniqueid type="tmdb">550</uniqueid>, <tmdbid>550</tmdbid>.
+_TMDB_NFO = re.compile(
+    r"(?i)<uniqueid\b[^>]*\btype=[\"']tmdb[\"'][^>]*>\s*([0-9]{1,9})\s*</uniqueid>"
+    r"|<tmdbid>\s*([0-9]{1,9})\s*</tmdbid>"
+)
+_KODI_SHOW = re.compile(r"(?i)<(?:tvshow|episodedetails)\b")
 _LINK = re.compile(r"(?:https?://|www\.)\S+|(?<![A-Za-z\d])tt[0-9]{7,9}(?!\d)")
 
 
-def find_identifiers(text: str) -> tuple[str, ...]:
-    """Every id in ``text``, in order of appearance, each once."""
+def find_identifiers(text: str, kind: Literal["movie", "tv"] = "movie") -> tuple[str, ...]:
+    """Every id in ``text``, in order of appearance, each once; ``kind``: what a TMDB id
+    that does not say its kind names (TMDB numbers films and shows apart)."""
     found: list[tuple[int, str]] = [(m.start(), f"imdb:{m.group(1)}") for m in _IMDB.finditer(text)]
     found += [(m.start(), f"tmdb:{m.group(1)}/{int(m.group(2))}") for m in _TMDB.finditer(text)]
+    found += [(m.start(), f"tmdb:{kind}/{int(m.group(1))}") for m in _TMDB_TAG.finditer(text)]
+    nfo_kind = "tv" if _KODI_SHOW.search(text) else kind
+    found += [
+        (m.start(), f"tmdb:{nfo_kind}/{int(m.group(1) or m.group(2))}")
+        for m in _TMDB_NFO.finditer(text)
+    ]
     return tuple(dict.fromkeys(ident for _, ident in sorted(found)))
 
 

@@ -159,11 +159,17 @@ def test_same_titles_without_a_year_are_asked() -> None:
     assert {c.provider_id for c in decision.candidates[:2]} == {"438631", "841"}
 
 
-def test_a_wide_popularity_gap_decides_without_a_year() -> None:
-    found = [movie("1", "Joker", 2019, 150), movie("2", "Joker", 2012, 2)]
-    decision = decide(film("Joker"), found, AUTO)
+def test_a_wide_popularity_gap_decides_without_a_year_when_the_name_points_to_it() -> None:
+    """ "Joker.1080p.BluRay": a scene name without a language tag is not the Hindi film;
+    a bare "Joker" says nothing (tests/recognition/test_choices.py)."""
+    found = [
+        replace(movie("1", "Joker", 2019, 150), language="en"),
+        replace(movie("2", "Joker", 2012, 2), language="hi"),
+    ]
+    decision = decide(replace(film("Joker"), since=2006), found, AUTO)
     assert accepted(decision) == "1"
     assert decision.code == "auto.popularity"
+    assert decide(film("Joker"), found, AUTO).code == "review.ambiguous"
 
 
 def test_an_obscure_title_on_the_year_against_a_famous_one_a_year_off_is_asked() -> None:
