@@ -117,16 +117,24 @@ LONGEST_FIRST = (
 _VERSION = re.compile(r"\[(?:.*-)?(qbt[\d.]+)(?:-.*)?\]$")
 
 
+# Modules whose every test is a long CPU-bound run of its own (a decision set): each
+# test its own scope, so that they spread over the workers.
+ONE_SCOPE_PER_TEST = ("recognition/test_recognition_sets.py",)
+
+
 def scope_of(nodeid: str) -> str:
-    """``tests/a/test_b.py`` or, for a test against one qBittorrent, ``…py[qbt5]``."""
+    """``tests/a/test_b.py``; for a test against one qBittorrent, ``…py[qbt5]``; for a
+    test of ``ONE_SCOPE_PER_TEST``, the test itself."""
     module, _, test = nodeid.partition("::")
+    if module.endswith(ONE_SCOPE_PER_TEST):
+        return nodeid
     version = _VERSION.search(test)
     return f"{module}[{version[1]}]" if version else module
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     def rank(item: pytest.Item) -> int:
-        scope = scope_of(item.nodeid)
+        scope = scope_of(item.nodeid).partition("::")[0]
         return next((i for i, end in enumerate(LONGEST_FIRST) if scope.endswith(end)), 99)
 
     items.sort(key=rank)  # stable: the order inside a scope stays

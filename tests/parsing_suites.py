@@ -8,7 +8,11 @@ for raw guessit and for jellybit's ``parse_release``; a name is right when every
 field is. Printed per suite, with the names jellybit breaks (guessit right, jellybit
 wrong) and fixes.
 
-    python -m tests.parsing_suites [--verbose]
+    python -m tests.parsing_suites [--verbose] [--record]
+
+Raw guessit's answers come from a record of the installed guessit's
+(``tests/data/guessit_on_the_suites.json``, written by ``--record``); the suites' tests
+check a sample of it against guessit itself on every run.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import yaml  # type: ignore[import-untyped]  # pyyaml comes with schemathesis (d
 from recognition.parsing.release import Parsed, parse_release
 
 SUITES = Path(guessit.__file__).parent / "test"
+GUESSIT_RECORD = Path(__file__).parent / "data" / "guessit_on_the_suites.json"
 FIELDS = ("title", "year", "season", "episode", "type")
 ANIME_SUITES = ("anitomy",)
 _NON_WORD = re.compile(r"\W+")
@@ -169,11 +174,35 @@ def _as_set(value: Any) -> set[Any]:
     return set(value) if isinstance(value, list | tuple) else {value}
 
 
-def score() -> dict[str, Tally]:
+def _key(name: Name) -> str:
+    return f"{name.suite}\t{name.kind or ''}\t{name.text}"
+
+
+def recorded_guessit() -> dict[str, bool]:
+    """Whether raw guessit reads each name right, as recorded for the installed guessit
+    (``--record`` writes it): computing it takes ~40 s of CPU in every test run, and
+    it changes only with guessit. Another version, or no record: nothing recorded."""
+    if not GUESSIT_RECORD.exists():
+        return {}
+    record = json.loads(GUESSIT_RECORD.read_text(encoding="utf-8"))
+    return dict(record["right"]) if record["guessit"] == guessit.__version__ else {}
+
+
+def record_guessit() -> None:
+    right_by_name = {_key(n): right(guessit_fields(n), n.expected) for n in names()}
+    text = json.dumps({"guessit": guessit.__version__, "right": right_by_name}, indent=0)
+    GUESSIT_RECORD.write_text(text + "\n", encoding="utf-8")
+
+
+def score(recorded: dict[str, bool] | None = None) -> dict[str, Tally]:
+    """Each suite's tally; raw guessit's answers from ``recorded`` where it holds them."""
+    known = recorded or {}
     tallies: dict[str, Tally] = {}
     for name in names():
         tally = tallies.setdefault(name.suite, Tally(name.suite))
-        by_guessit = right(guessit_fields(name), name.expected)
+        by_guessit = known.get(_key(name))
+        if by_guessit is None:
+            by_guessit = right(guessit_fields(name), name.expected)
         by_jellybit = right(jellybit_fields(name), name.expected)
         tally.names += 1
         tally.guessit_right += by_guessit
@@ -201,8 +230,11 @@ def total(tallies: dict[str, Tally]) -> Tally:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verbose", "-v", action="store_true")
+    parser.add_argument("--record", action="store_true", help="record raw guessit's answers")
     args = parser.parse_args()
-    tallies = score()
+    if args.record:
+        record_guessit()
+    tallies = score(recorded_guessit())
     for tally in [*tallies.values(), total(tallies)]:
         print(tally.line())
         if args.verbose and tally.suite != "all suites":

@@ -38,6 +38,7 @@ class Field:
 @functools.cache
 def fields_of(model: type[TelegramObject]) -> dict[str, Field]:
     """A type's fields by their JSON names."""
+    model.model_rebuild()  # built on first use (bot/__init__.py): its annotations resolved
     found = {}
     for name, info in model.model_fields.items():
         json_name = info.alias or name
