@@ -24,6 +24,16 @@ _NUMBER_WORDS = {
     "eight": "8",
     "nine": "9",
     "ten": "10",
+    "eleven": "11",  # "Ocean's Eleven", "Twelve Monkeys": releases write them in digits too
+    "twelve": "12",
+    "thirteen": "13",
+    "fourteen": "14",
+    "fifteen": "15",
+    "sixteen": "16",
+    "seventeen": "17",
+    "eighteen": "18",
+    "nineteen": "19",
+    "twenty": "20",
 }
 # Roman numerals that are never ordinary words; "I", "V", "X" and "L" are ("I, Robot",
 # "V for Vendetta", "Malcolm X"), so they stay as they are.

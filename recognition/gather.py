@@ -20,6 +20,7 @@ from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Re
 from recognition.decide import Decision, decide, ranked
 from recognition.explain import without_edition
 from recognition.folding import ARTICLES, numerals_swapped
+from recognition.forms import other_forms
 from recognition.lookups import Lookup
 from recognition.parsing.episodes import name_key, season_years
 from recognition.parsing.release import without_part
@@ -120,7 +121,8 @@ async def find_title(
     for index, kind in enumerate(_kinds(recognized)):
         if index and found.strong():
             break
-        await _search_kind(kind, query, lookup, found, language)
+        await _search_kind(kind, query, lookup, found, language, forms=not index)
+    query = found.query  # with the forms of the title that are readings of their own
     if not found.strong() and recognized.fallback_titles:
         # The weaker names count only when the title found nothing strong.
         weaker = tuple(Reading(title, year) for title, year in recognized.fallback_titles)
@@ -153,7 +155,13 @@ _BY_FACTS = frozenset({"identifier", "aired", "episode"})
 
 
 async def _search_kind(
-    kind: MediaKind, query: Query, lookup: Lookup, found: "_Found", language: str
+    kind: MediaKind,
+    query: Query,
+    lookup: Lookup,
+    found: "_Found",
+    language: str,
+    *,
+    forms: bool = False,
 ) -> None:
     first, *others = query.readings or (Reading("", None),)
     if not first.title:
@@ -173,8 +181,10 @@ async def _search_kind(
     for reading in [*searched, *shorter]:
         if found.strong():
             return
-        await _search(kind, reading, lookup, found, language)
+        await _search(kind, reading, lookup, found, language, retry=False)
         await _details(kind, lookup, found)
+    if forms:
+        await _other_forms(kind, first, lookup, found, language)
     if not found.strong() and first.year is not None and page is not None and len(page) >= PAGE:
         written = _written_in(first, language, query.language)
         more = await lookup.search(kind, first.title, first.year, written)
@@ -189,6 +199,24 @@ def _foreign_bare(first: Reading, query: Query) -> str | None:
     if query.language is None or query.language in DUBBED_INTO or not rest:
         return None
     return rest if article.lower() in ARTICLES else None
+
+
+async def _other_forms(
+    kind: MediaKind, first: Reading, lookup: Lookup, found: "_Found", language: str
+) -> None:
+    """The title written as TMDB may know it (``recognition.forms``: "It Chapter Two",
+    "Avatar The Way of Water", "Москва слезам не верит"), while nothing strong is found;
+    a form that is a reading of its own is weighed as one too."""
+    for form in other_forms(first.title, first.year):
+        if found.strong():
+            return
+        if form.when_nothing and found.titled():
+            continue
+        reading = Reading(form.title, first.year)
+        if form.weighed:
+            found.requery(replace(found.query, readings=(*found.query.readings, reading)))
+        await _search(kind, reading, lookup, found, language, retry=False)
+        await _details(kind, lookup, found)
 
 
 async def _performer_first(query: Query, lookup: Lookup, found: "_Found", language: str) -> None:
@@ -233,13 +261,20 @@ async def _leading_words(first: Reading, lookup: Lookup, found: "_Found", langua
 
 
 async def _search(
-    kind: MediaKind, reading: Reading, lookup: Lookup, found: "_Found", language: str
+    kind: MediaKind,
+    reading: Reading,
+    lookup: Lookup,
+    found: "_Found",
+    language: str,
+    *,
+    retry: bool = True,
 ) -> list[Candidate] | None:
     """The title in the language it is written in (its results' titles compare with
-    it), and in the person's language when that found nothing."""
+    it), and in the person's language when that found nothing (``retry``: only the
+    release's own title; another form searched twice would take the room of others)."""
     written = _written_in(reading, language, found.language_tag)
     page = await lookup.search(kind, reading.title, None, written)
-    if not page and written != language:
+    if not page and retry and written != language:
         page = await lookup.search(kind, reading.title, None, language)
     found.add(page or ())
     return page
@@ -528,6 +563,10 @@ class _Found:
 
     def requery(self, query: Query) -> None:
         self._query = query
+
+    @property
+    def query(self) -> Query:
+        return self._query
 
     @property
     def language_tag(self) -> str | None:

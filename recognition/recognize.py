@@ -154,7 +154,7 @@ def recognize(
         title_with_year=names.title_with_year,
         identifiers=_identifiers(torrent_name, dn, hint, texts, found_kind),
         numbered_parts=found_kind == "movie" and _numbered_parts(videos),
-        fallback_titles=_fallback_titles(base, names, fixed, dn),
+        fallback_titles=_fallback_titles(base, names, fixed, dn, videos),
         unread_hint=hint.unread,
         episode_title=base.episode_title if read.single else None,
         special=base.special,
@@ -383,14 +383,43 @@ def _identifiers(
 
 
 def _fallback_titles(
-    base: Parsed, names: _Names, fixed: Overrides, dn: str | None
+    base: Parsed, names: _Names, fixed: Overrides, dn: str | None, videos: Sequence[str] = ()
 ) -> tuple[tuple[str, int | None], ...]:
     fallback = []
+    if (folder := _folder_title(base.title, videos)) is not None:
+        fallback.append((folder, names.year))
+    if base.kind == "movie" and _other_scripts(base.title, base.episode_title):
+        # "流浪地球.Liu.Lang.Di.Qiu.2019": guessit's other title, in its own script
+        fallback.append((base.episode_title or "", names.year))
     if names.from_hint and fixed.title is None and base.title is not None:
         fallback.append((base.title, names.year))  # a hint may describe rather than name it
     if dn and (named := parse_release(dn)).title is not None and named.title != base.title:
         fallback.append((named.title, named.year))  # "sparks-hohw-1080p" and its dn
     return tuple(fallback)
+
+
+_NOT_LATIN = re.compile(r"[^\W\d_a-zA-Z\u00c0-\u024f]")  # a letter of another script
+
+
+def _other_scripts(title: str | None, other: str | None) -> bool:
+    """One name in Latin letters, the other in another script's only."""
+    if not title or not other:
+        return False
+    latin, own = sorted((title, other), key=lambda name: bool(_NOT_LATIN.search(name)))
+    return not _NOT_LATIN.search(latin) and not re.search(r"[A-Za-z]", own) and own != latin
+
+
+def _folder_title(title: str | None, videos: Sequence[str]) -> str | None:
+    """ "Ne.rodis.krasivoy.2005/Не родись красивой/…": a folder inside the torrent that
+    names the release in its own script, where the torrent's name is Latin (a name
+    transliterated loses what a search needs: "rodis" is not "родись")."""
+    if not title or _NOT_LATIN.search(title) or not videos:
+        return None
+    for folder in folders(videos[0])[1:]:
+        named = parse_release(folder).title
+        if named and _NOT_LATIN.search(named):
+            return named
+    return None
 
 
 def _tagged(own: str | None, files: Iterable[str | None]) -> str | None:

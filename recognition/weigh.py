@@ -80,6 +80,8 @@ def title_match(query: str, name: str) -> TitleMatch:
         return "close"
     if len(a) >= 8 and _one_edit(compact(a), compact(b)):
         return "close"  # a typo, a letter more or less
+    if _same_but_versions(query, name):
+        return "close"  # "Evangelion 3.33 …" of "Evangelion: 3.0 …": one film, re-cut
     if words_b[: len(words_a)] == words_a or words_a[: len(words_b)] == words_b:
         return "partial"
     if set(words_a) <= set(words_b):
@@ -131,6 +133,20 @@ def _after_credit(title: str, candidate: Candidate) -> bool:
         ):
             return True
     return False
+
+
+def _same_but_versions(title: str, name: str) -> bool:
+    """The same words but for the versions in them ("Evangelion 3.0+1.01 Thrice Upon a
+    Time" and "Evangelion: 3.0+1.0 Thrice Upon a Time")."""
+    words = _versions_aside(title_key(title).split())
+    return words != () and words == _versions_aside(title_key(name).split())
+
+
+def _versions_aside(words: list[str]) -> tuple[str, ...]:
+    """The words with each version ("3 33", "3 0 1 01": numbers in a row) as its first
+    number; () when there is none."""
+    kept = [w for i, w in enumerate(words) if not (w.isdigit() and i and words[i - 1].isdigit())]
+    return tuple(kept) if len(kept) < len(words) else ()
 
 
 def _without_articles(words: list[str]) -> list[str]:
@@ -198,10 +214,17 @@ def _under_reading(
         candidate.names,
         candidate.seasons if candidate.kind == "series" else None,
     )
+    if candidate.kind == "movie" and why.unexplained in ("movie", "the movie"):
+        why = replace(why, unexplained=None, edition=True)  # "Jujutsu Kaisen 0 The Movie"
     special = _special(query, candidate, why.unexplained, reading.year)
     if why.season is not None or special is not None or why.edition:
         title = "exact"  # every word explained: the name and a season's, or an edition
-    elif why.unexplained and title in ("exact", "close") and not _stem_of(reading.title, matched):
+    elif (
+        why.unexplained
+        and title in ("exact", "close")
+        and not _stem_of(reading.title, matched)
+        and not _same_but_versions(reading.title, matched)
+    ):
         title = "partial"
     performer = _performer_first(reading.title, candidate)
     if performer is not None and TITLE_RANK[performer[1]] > TITLE_RANK[title]:
@@ -423,7 +446,22 @@ def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
         best = next(((n, "close") for n in candidate.all_names() if key in _stem_keys(n)), best)
         if best[1] != "close" and _after_credit(title, candidate):
             best = (candidate.title, "close")
+        if best[1] != "close" and (sequel := _sequel_named(title, candidate)) is not None:
+            best = (sequel, "close")
     return best
+
+
+def _sequel_named(title: str, candidate: Candidate) -> str | None:
+    """ "Terminator 2" of "Terminator 2: Judgment Day", "Hellboy 2" of "Hellboy II: The
+    Golden Army": a sequel released by its name and number, without its subtitle."""
+    key = title_key(title)
+    if not key[-1:].isdigit():
+        return None
+    for name in candidate.all_names():
+        parts = _SUBTITLE.split(name, maxsplit=1)
+        if len(parts) == 2 and title_key(parts[0]) == key:
+            return name
+    return None
 
 
 # "Homecoming: A Film by Beyoncé": the film's title, then who made or performs it.

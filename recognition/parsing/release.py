@@ -236,6 +236,13 @@ def _parse_scene(
     if ru is not None:
         title = _before_russian_numbers(title)
     parsed = _assemble(guess, kind, title, year, _bracketed_title(text, guess), ru)
+    if (
+        parsed.episode_title
+        and title
+        and _IS_VERSION.search(title)
+        and fold(parsed.episode_title) in fold(title)
+    ):
+        parsed = replace(parsed, episode_title=None)  # guessit's rest of a versioned title
     if named_special is not None and named_special.start() > 0:
         parsed = replace(
             parsed,
@@ -426,6 +433,10 @@ def _fix_title_and_year(text: str, guess: Guess) -> tuple[str | None, int | None
         return year_span.raw, None, None
     title_span = guess.title_span
     title_start = title_span.start if title_span else -1
+    if title_span is not None and guess.type == "movie" and not guess.episodes:
+        versioned = _versioned_title(text[title_start : year_span.start])
+        if versioned is not None:
+            return versioned, year, None
     prefix = text[basename_start : year_span.start] if year_span.start >= basename_start else "x"
     if _PREFIX_NOISE.fullmatch(prefix) and title_start > year_span.start:
         # "2001 A Space Odyssey": the number opens the title.
@@ -443,6 +454,33 @@ def _fix_title_and_year(text: str, guess: Guess) -> tuple[str | None, int | None
     ):
         return title, year, f"{title} {year_span.raw}"
     return title, year, None
+
+
+# A version in a title: "2.0", "3.33", "3.0+1.01", "1+1" (guessit takes "2.0" for audio
+# channels, "+" for the end of the title).
+_VERSION = r"\d+(?:\.\d+)*(?:\+\d+(?:\.\d+)*)+|\d+(?:\.\d+)+"
+_TITLE_TOKEN = re.compile(rf"(?:{_VERSION}|[^\W_][\w'’]*)(?=[ ._]|$)")
+_IS_VERSION = re.compile(_VERSION)
+
+
+def _versioned_title(before_year: str) -> str | None:
+    """ "Ghost.in.the.Shell.2.0.2008", "Evangelion.3.0+1.01.Thrice.Upon.a.Time.2021",
+    "1+1.2011": the words before the year with the version they hold, written as it is.
+    None: no version there, or something else than words."""
+    text = before_year.strip(" ._-")
+    tokens: list[str] = []
+    at = 0
+    while at < len(text):
+        found = _TITLE_TOKEN.match(text, at)
+        if found is None:
+            return None
+        tokens.append(found.group(0))
+        at = found.end()
+        while at < len(text) and text[at] in " ._":
+            at += 1
+    if not any(_IS_VERSION.fullmatch(t) for t in tokens):
+        return None
+    return " ".join(tokens)
 
 
 def without_part(title: str) -> str | None:
