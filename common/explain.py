@@ -106,6 +106,8 @@ def evidence_line(tx: Texts, evidence: Evidence | None, title: str) -> str:
         parts.append("✓ " + tx.plain("the episode's name"))
     if evidence.service:
         parts.append("✓ " + tx.plain("the streaming service"))
+    if evidence.off_air:
+        parts.append("~ " + tx.plain("off the air when the recording was made"))
     if evidence.identifier:
         parts.append("✓ " + tx.plain("the id in the release"))
     if evidence.ratio is not None and evidence.ratio >= 2:

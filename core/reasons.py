@@ -76,6 +76,8 @@ TEMPLATES: Mapping[str, str] = {
     "auto.aired": N_("Picked on its own: only it aired an episode on the date in the name."),
     "auto.seasons": N_("Picked on its own: only it has these seasons and episodes."),
     "auto.pack": N_("Picked on its own: the season in the torrent is its whole season."),
+    "auto.listed": N_("Picked on its own: its episode lists name the files in the torrent."),
+    "auto.capture": N_("Picked on its own: a TV recording, and only it was on the air then."),
     "auto.runtime": N_("Picked on its own: the file is too large for the other titles' length."),
     "auto.complete": N_(
         "Picked on its own: the complete series in the torrent is all its seasons."

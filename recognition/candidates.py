@@ -26,6 +26,10 @@ SeasonsMatch = Literal["fit", "misfit", "none"]
 # A daily show's dated files against the episodes TMDB lists: "match" when it lists
 # one on every date, "mismatch" when a date is outside the show's run.
 AiredMatch = Literal["match", "mismatch", "none"]
+# The release's format against the title's time: "in" when releases of that format
+# were made while it was new or aired, "before" when it was over before they were (or a
+# TV capture of a show only streamed), "none" when the name names no format.
+EraMatch = Literal["in", "before", "none"]
 
 
 class Season(NamedTuple):
@@ -80,6 +84,7 @@ class Query:
     complete: bool = False
     since: int | None = None  # the first year releases of its format were made
     height: int | None = None  # the picture's height the name says (2160, 1080, …)
+    capture: bool = False  # recorded off the air (HDTV, PDTV)
     size: int | None = None  # bytes, a film's videos together
     # (path, season, words) of videos whose name may be their episode's title ("Tabula
     # Rasa", "20 Hours in L.A."; season 0: a special's), the season None when unknown
@@ -114,6 +119,12 @@ class Evidence:
     # The film's file is too large to run as short as this candidate (a 6 GB 1080p
     # file is no three-minute short).
     too_big: bool = False
+    # Its time against the release's format ("before": a 720p HDTV of a show that ended
+    # in 1989, of one only streamed).
+    era: EraMatch = "none"
+    # A TV capture of a show off the air in the capture's time: over before HD captures
+    # were made, or only streamed ("Gossip.Girl.S01E05.720p.HDTV" is not HBO Max's).
+    off_air: bool = False
     # Its name matches, and only the release's year (two or more off) is against it:
     # under that reading it is contradicted, or another reading took the year into
     # the title ("Utopia 2020" for the 2013 show).

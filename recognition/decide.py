@@ -16,8 +16,8 @@ decision (:func:`decide`) is a short rule over that evidence:
    other way by a wide factor.
 5. Still several: the far more popular one (``WIDE`` times the next), else the
    person picks. Two same-title works that stay close are never guessed, and two
-   films of one name are chosen by popularity only when the release's name points to
-   the famous one too (``_format_points``).
+   films or two shows of one name are chosen by popularity only when the release's
+   name points to the famous one too (``_format_points``).
 
 The accepted candidate's confidence (:func:`confidence`) must also reach
 ``auto_accept``: it is how strong its evidence is, so a partial title never passes
@@ -53,8 +53,8 @@ POPULARITY_FLOOR = 0.5
 class Decision:
     chosen: Candidate | None
     candidates: tuple[Candidate, ...]  # weighed, best first
-    # accepted: identifier | only | year | country | language | seasons | service |
-    # popularity;
+    # accepted: identifier | only | aired | episode | listed | pack | complete | year |
+    # country | language | capture | seasons | article | service | runtime | popularity;
     # asked: nothing | contradicted | weak | ambiguous | unsure
     rule: str
     confidence: float
@@ -129,24 +129,21 @@ def _tie_broken(
 
 
 def _format_points(query: Query, famous: Candidate, others: Sequence[Candidate]) -> bool:
-    """Whether popularity may choose between ``famous`` and the ``others``. Films of one
-    name: only when the release's name points to the famous one (shows: their seasons
-    said what they could) — its format is younger than all the others and not than the
-    famous one ("Parasite.2160p.UHD": the 1982 film has no such release), or it is a
-    scene name (it names its format) without a language tag, and only the famous one
-    is in English: a release in another language says which ("Joker.1080p.BluRay" is
-    not the Hindi film, which would say HINDI). A bare "Joker.avi", or a name of two
-    English films both of its format's time, says nothing of which: asked."""
-    if any(c.kind != "movie" for c in (famous, *others)):
+    """Whether popularity may choose between ``famous`` and the ``others`` of its kind:
+    only when the release's name points to the famous one — its format is of the
+    famous one's time and not of the others' (``Evidence.era``: "Parasite.2160p.UHD",
+    the 1982 film has no such release; "Teen.Wolf.S02E05.1080p.BluRay", the cartoon
+    ended in 1987; "The.Office.S01E03.720p.HDTV", the BBC's ended before HD captures
+    and the Australian one was only streamed), or it is a scene name (it names its
+    format) without a language tag, and only the famous one is in English: a release
+    in another language says which ("Joker.1080p.BluRay" is not the Hindi film, which
+    would say HINDI). A bare "Joker.avi" or "Teen.Wolf.S01E05.avi", or a name of two
+    titles both of its format's time, says nothing of which: asked."""
+    if any(c.kind != famous.kind for c in others):
         return True
-    since = query.since
-    if since is None:
+    if query.since is None:
         return False
-    if (
-        famous.year is not None
-        and famous.year >= since
-        and all(c.year is not None and c.year < since for c in others)
-    ):
+    if _ev(famous).era == "in" and all(_ev(c).era == "before" for c in others):
         return True
     return (
         query.language is None
@@ -282,12 +279,22 @@ def _aired_rank(candidate: Candidate) -> int:
     return int(_ev(candidate).aired == "match")
 
 
+def _listed_rank(candidate: Candidate) -> int:
+    """How many files TMDB's episode lists place ("Lost - Season 1/Tabula Rasa.avi": the
+    show whose season names them)."""
+    return len(_ev(candidate).listed)
+
+
 def _pack_rank(candidate: Candidate) -> int:
     return int(not _ev(candidate).short)
 
 
 def _complete_rank(candidate: Candidate) -> int:
     return int(_ev(candidate).whole_run)
+
+
+def _capture_rank(candidate: Candidate) -> int:
+    return int(not _ev(candidate).off_air)
 
 
 def _fit_rank(candidate: Candidate) -> int:
@@ -300,11 +307,13 @@ def _fit_rank(candidate: Candidate) -> int:
 _TIE_BREAKERS: tuple[tuple[str, Callable[[Candidate], int]], ...] = (
     ("aired", _aired_rank),
     ("episode", _episode_rank),
+    ("listed", _listed_rank),
     ("pack", _pack_rank),
     ("complete", _complete_rank),
     ("year", _year_rank),
     ("country", _country_rank),
     ("language", _language_rank),
+    ("capture", _capture_rank),
     ("seasons", _fit_rank),
     ("article", _article_rank),
     ("service", _service_rank),

@@ -97,6 +97,7 @@ def query_of(recognized: Recognized) -> Query:
         complete=recognized.complete,
         since=recognized.form.since,
         height=recognized.form.height,
+        capture=recognized.form.capture,
         size=recognized.size,
         named=tuple(
             (f.path, 0 if f.special else f.season, f.name)

@@ -17,6 +17,7 @@ from recognition.candidates import (
     AiredMatch,
     Candidate,
     CountryMatch,
+    EraMatch,
     Evidence,
     LanguageMatch,
     Query,
@@ -179,6 +180,7 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
     renumbered = seasons_by_year(query, candidate.seasons, candidate.aired)
     query = renumber(query, renumbered)
     aired, dated = _aired(query.dates, candidate)
+    era = _era(query, candidate)
     # What the reading does not change: the tags, the air dates, an episode's name, an id.
     known = Evidence(
         title="weak",
@@ -192,6 +194,8 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
         identifier=_identified(query.identifiers, candidate),
         listed=dated,
         too_big=_too_big(query, candidate),
+        era=era,
+        off_air=query.capture and candidate.kind == "series" and era == "before",
     )
     readings = query.readings or (Reading("", None),)
     weighed = [_under_reading(reading, query, candidate, known) for reading in readings]
@@ -567,8 +571,17 @@ def _service(service: str | None, candidate: Candidate) -> bool:
     networks ("Prime Video")."""
     if service is None:
         return False
-    wanted = set(title_key(service).split()) - _SERVICE_NOISE
-    return any(wanted & (set(title_key(n).split()) - _SERVICE_NOISE) for n in candidate.networks)
+    wanted = _service_words(service)
+    return any(wanted & _service_words(n) for n in candidate.networks)
+
+
+def _service_words(name: str) -> set[str]:
+    """The words that say which service or network it is, and the name written as one
+    word: "AppleTV" is "Apple TV+", "ITV" the channel "ITV1"; a number alone says
+    nothing ("Channel 4" is not "BBC Four")."""
+    key = title_key(name)
+    words = {w.rstrip("0123456789") for w in key.split() if not w.isdigit()}
+    return (words - _SERVICE_NOISE) | {compact(key)}
 
 
 def _aired(
@@ -681,6 +694,41 @@ def _too_big(query: Query, candidate: Candidate) -> bool:
     rate = _MAX_RATE.get(query.height, _BLU_RAY_RATE)
     minutes = query.size * 8 / rate / 60
     return minutes > candidate.runtime * 1.2 + 2
+
+
+# TMDB's networks that only stream (as TMDB names them, in lower case): a show of these
+# alone was never broadcast.
+_STREAMING = frozenset(
+    {"netflix", "prime video", "amazon", "amazon freevee", "freevee", "hulu", "disney+"}
+    | {"apple tv+", "apple tv", "hbo max", "max", "paramount+", "cbs all access", "peacock"}
+    | {"youtube premium", "youtube red", "crackle", "quibi", "shudder", "britbox", "amc+"}
+    | {"acorn tv", "sundance now", "crunchyroll", "stan", "itvx"}
+)
+
+
+def _era(query: Query, candidate: Candidate) -> EraMatch:
+    """The candidate's time against the release's format (``Query.since``): a film's
+    year; a show's run, to its last season (its seasons are released in the formats of
+    the years it aired, its boxes while it runs). A TV capture is of a show some
+    broadcaster aired: of one only streamed, it is "before"."""
+    if query.capture and candidate.networks and _only_streamed(candidate):
+        return "before"
+    since = query.since
+    if since is None or candidate.year is None:
+        return "none"
+    if candidate.kind == "series":
+        years = [s.year for s in candidate.seasons or () if s.number > 0 and s.year]
+        if years:
+            return "in" if max(years) >= since else "before"
+        # Its run unknown: it may have gone on into the format's time.
+        return "in" if candidate.year >= since else "none"
+    return "in" if candidate.year >= since else "before"
+
+
+def _only_streamed(candidate: Candidate) -> bool:
+    return candidate.kind == "series" and all(
+        n.strip().casefold() in _STREAMING for n in candidate.networks
+    )
 
 
 def _whole_run(query: Query, candidate: Candidate) -> bool:

@@ -6,6 +6,9 @@ film, a UHD master of a 1990s one); obscure films rarely are. So the format tell
 famous film from an obscure one of the same name only when the obscure one is older
 than the format ("Parasite.2160p.UHD.BluRay": the 2019 film, not the 1982 one), and
 not at all when both are of its time ("Joker.1080p.BluRay": 2012 or 2019).
+
+A TV capture (HDTV, PDTV) is recorded off the air: of a show a broadcaster aired, not
+of one only a streaming service released.
 """
 
 import re
@@ -24,6 +27,10 @@ _SINCE = (
     (2004, re.compile(rf"{_SEP}(?:HDTV|(?i:720p|1080[pi])){_END}")),
     (1997, re.compile(rf"{_SEP}(?:(?i:dvd[\s._-]?(?:rip|5|9|r))|DVD){_END}")),
 )
+# A recording off the air: "HDTV", "PDTV", "DSR", "HDTVRip", "SATRip".
+_CAPTURE = re.compile(
+    rf"(?i){_SEP}(?:hdtv(?:[\s._-]?rip)?|pdtv|sdtv|dsr(?:ip)?|tv[\s._-]?rip|sat[\s._-]?rip|dvb(?:[\s._-]?rip)?){_END}"
+)
 _HEIGHT = re.compile(rf"(?i){_SEP}(2160|1080|720|576|480)[pi]{_END}|{_SEP}(4k|uhd){_END}")
 
 
@@ -31,6 +38,7 @@ _HEIGHT = re.compile(rf"(?i){_SEP}(2160|1080|720|576|480)[pi]{_END}|{_SEP}(4k|uh
 class Format:
     since: int | None = None  # the first year releases of this kind were made
     height: int | None = None  # 2160, 1080, 720, 576, 480
+    capture: bool = False  # recorded off the air (HDTV, PDTV)
 
 
 def release_format(name: str) -> Format:
@@ -40,4 +48,4 @@ def release_format(name: str) -> Format:
     height = None
     if found is not None:
         height = 2160 if found.group(2) else int(found.group(1))
-    return Format(since, height)
+    return Format(since, height, _CAPTURE.search(name) is not None)

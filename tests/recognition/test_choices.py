@@ -197,11 +197,14 @@ def test_popularity_chooses_only_what_the_name_points_to(
     assert decision.code == ("auto.popularity" if expected else "review.ambiguous")
 
 
-def test_shows_are_still_chosen_by_popularity() -> None:
+def test_shows_too_are_chosen_by_popularity_only_where_the_name_points() -> None:
+    """A bare name is asked; a 720p one is not of the 2001 show, over before them
+    (tests/recognition/test_same_name_shows.py)."""
     lost = title("1", "Lost", 2004, 200, kind="series", seasons=(25, 24))
     other = title("2", "Lost", 2001, 3, kind="series", seasons=(10,))
     query = Query("series", (Reading("Lost", None),), episodes=((1, 5, False),), seasons=(1,))
-    assert chosen(decide(query, [lost, other], AUTO)) == "1"
+    assert decide(query, [lost, other], AUTO).chosen is None
+    assert chosen(decide(replace(query, since=2004), [lost, other], AUTO)) == "1"
 
 
 def test_the_size_rules_out_a_short() -> None:
@@ -223,7 +226,7 @@ def test_the_size_rules_out_a_short() -> None:
         ("Parasite.2160p.UHD.BluRay.x265.HDR", Format(2014, 2160)),
         ("Gladiator.DVDRip.XviD-DiAMOND", Format(1997, None)),
         ("Fargo.1080p.AMZN.WEB-DL", Format(2008, 1080)),
-        ("Charlottes.Web.2006.720p.HDTV", Format(2004, 720)),  # "Web" is the title's
+        ("Charlottes.Web.2006.720p.HDTV", Format(2004, 720, capture=True)),  # "Web": a title's
         ("The.Dvd.Guy.avi", Format()),
     ],
 )
