@@ -24,5 +24,5 @@ def test_aiogram_through_bot_builds_its_models_on_use_and_reads_what_aiogram_rea
     lazy, eager = _probe("lazy"), _probe("eager")
     assert eager["built_at_import"] > 400  # upstream builds all ~450 types at import
     assert lazy["built_at_import"] == 0
-    assert len(lazy["read"]) > 50
+    assert len(lazy["read"]) > 20
     assert lazy["read"] == eager["read"]
