@@ -13,6 +13,7 @@ from recognition.parsing.formats import Format, release_format
 from recognition.parsing.identifiers import find_identifiers
 from recognition.parsing.release import parse_release
 from recognition.weigh import strong, weigh
+from tests.support.candidates import titled
 
 AUTO = 0.85
 
@@ -30,16 +31,13 @@ def title(
     seasons: tuple[int, ...] = (),
 ) -> Candidate:
     """``seasons``: the episode count of each season, from 1."""
-    return Candidate(
-        "tmdb",
+    return titled(
         id,
-        kind,
-        name,
         name,
         year,
-        overview,
-        None,
         popularity,
+        kind=kind,
+        overview=overview,
         language=language,
         runtime=runtime,
         seasons=tuple(Season(n, c, year) for n, c in enumerate(seasons, 1)) or None,

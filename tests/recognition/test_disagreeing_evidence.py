@@ -8,6 +8,7 @@ import pytest
 from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Reading, Season
 from recognition.decide import Decision, decide
 from recognition.explain import is_edition, without_edition
+from tests.support.candidates import titled
 
 AUTO = 0.85
 
@@ -23,16 +24,13 @@ def title(
     overview: str | None = None,
 ) -> Candidate:
     """``seasons``: (number, episodes, year) of each."""
-    return Candidate(
-        "tmdb",
+    return titled(
         id,
-        kind,
-        name,
         name,
         year,
-        overview,
-        None,
         popularity,
+        kind=kind,
+        overview=overview,
         seasons=None if seasons is None else tuple(Season(n, c, y) for n, c, y in seasons),
     )
 

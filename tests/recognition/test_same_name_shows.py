@@ -12,6 +12,7 @@ from recognition.candidates import AiredEpisode, Candidate, Query, Reading, Seas
 from recognition.decide import Decision, decide
 from recognition.parsing.formats import release_format
 from recognition.weigh import weigh
+from tests.support.candidates import titled
 
 AUTO = 0.85
 
@@ -26,16 +27,12 @@ def show(
     language: str = "en",
 ) -> Candidate:
     """``seasons``: (episodes, year) of each, from 1."""
-    return Candidate(
-        "tmdb",
+    return titled(
         id,
-        "series",
-        name,
         name,
         seasons[0][1],
-        None,
-        None,
         popularity,
+        kind="series",
         language=language,
         networks=networks,
         seasons=tuple(Season(n, c, y) for n, (c, y) in enumerate(seasons, 1)),

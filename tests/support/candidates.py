@@ -7,6 +7,22 @@ from recognition.candidates import Candidate, Evidence, MediaKind
 from store.recognition import StoredCandidate
 
 
+def titled(
+    provider_id: str,
+    title: str,
+    year: int | None,
+    popularity: float = 1.0,
+    *,
+    kind: MediaKind = "movie",
+    **more: Any,
+) -> Candidate:
+    """A TMDB candidate as a search finds it; its original title is ``title`` unless
+    ``more`` says otherwise, what a test does not care about is empty."""
+    fields: dict[str, Any] = {"original_title": title, "overview": None, "poster_path": None}
+    fields.update(more)
+    return Candidate("tmdb", provider_id, kind, title, year=year, popularity=popularity, **fields)
+
+
 def stored(
     provider_id: str,
     title: str,
@@ -19,19 +35,8 @@ def stored(
     evidence: Evidence | None = None,
     **more: Any,
 ) -> StoredCandidate:
-    """A TMDB candidate of a recognition; its original title is ``title`` unless
-    ``more`` says otherwise, what a test does not care about is empty."""
-    fields: dict[str, Any] = {"original_title": title, "overview": None, "poster_path": None}
-    fields.update(more)
-    candidate = Candidate(
-        "tmdb",
-        provider_id,
-        kind,
-        title,
-        year=year,
-        popularity=popularity,
-        score=score,
-        evidence=evidence,
-        **fields,
+    """A TMDB candidate of a recognition (``titled``), as the store keeps it."""
+    candidate = titled(
+        provider_id, title, year, popularity, kind=kind, score=score, evidence=evidence, **more
     )
     return StoredCandidate(new_id(), candidate, selected)
