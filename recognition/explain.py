@@ -25,6 +25,7 @@ _SEASON_WORDS = frozenset(
 # A part of a show in other languages ("Parte 3", "Partie 2", "Teil 2"): TMDB names
 # Netflix's parts "Part N".
 _PART_WORDS = {"parte": "part", "partie": "part", "teil": "part", "czesc": "part"}
+_OVA = frozenset({"ova", "oad", "ona"})
 # Words a season's name shares with many others: never what tells seasons apart.
 _COMMON = _SEASON_WORDS | {"final", "chapter", "part", "story", "special", "return", "world"}
 
@@ -112,7 +113,11 @@ def explain(
         return Explanation(season=season)
     if is_edition(words) or (seasons is not None and _WHOLE_RUN.fullmatch(words)):
         return Explanation(edition=True)
-    if any(_same(key, name) for name in other_names):  # an alternative title names it
+    # An alternative title names it, or the words are an arc ("Yuukaku-hen", "… 編"):
+    # a part of the show, maybe one of its seasons by a name they share.
+    if words in _OVA and any(_same(key, name) for name in other_names):
+        return NOTHING  # "Hellsing OVA" of "Hellsing Ultimate": the OVA series' own name
+    if any(_same(key, name) for name in other_names) or (len(rest) > 1 and rest[-1] == "hen"):
         season = _season_sharing_a_name(rest, seasons, main_names)
         if season is not None:
             return Explanation(season=season)
@@ -179,8 +184,9 @@ def season_named(words: Sequence[str], seasons: Sequence[Named] | None) -> int |
             own = " ".join(w for w in title_key(season.name).split() if w not in ARTICLES)
             if own == wanted or (len(wanted) > 3 and own.endswith(" " + wanted)):
                 return season.number
-    if wanted in ("final season", "final", "last season"):
-        return max(numbers, default=None)  # "The Final Season": the last one there is
+    if wanted in ("final season", "final", "last season") and len(numbers) > 1:
+        # "The Final Season": the last one there is, of a show that has had others
+        return max(numbers)
     number = _season_number(list(words))
     return number if number in numbers else None
 

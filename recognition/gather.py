@@ -178,7 +178,17 @@ async def _search_kind(
     # "… The Eras Tour Taylors Version": the film is found without its edition.
     edition = without_edition(first.title)
     searched = [*others, *([Reading(numerals, first.year)] if numerals else [])]
-    shorter = [Reading(t, first.year) for t in (edition, stem, _foreign_bare(first, query)) if t]
+    # A bare number after a romanized name, as fansubs number ("Title 3 - 05"): its season.
+    fansub = any(absolute for _, _, absolute in query.episodes)
+    show = _show_name(first.title) if kind == "series" else None
+    spelled = _romaji_spelled(show or stem or first.title)
+    if spelled and fansub:
+        spelled = _GLUED_NUMBER.sub("", spelled)
+    shorter = [
+        Reading(t, first.year)
+        for t in (edition, stem, show, spelled, _foreign_bare(first, query))
+        if t
+    ]
     for reading in [*searched, *shorter]:
         if found.strong():
             return
@@ -191,6 +201,41 @@ async def _search_kind(
         more = await lookup.search(kind, first.title, first.year, written)
         found.add(more or ())
         await _details(kind, lookup, found)
+
+
+# Season words a fansub glues to a show's name: "… The Final Season", "… 2nd Season",
+# "… Season 2", "… S2", "… III", an arc ("… Yuukaku-hen"); and a season's
+# numeral inside it ("Mushoku Tensei II: Isekai Ittara Honki Dasu").
+_GLUED_SEASON = re.compile(
+    r"(?i)\s+(?:(?:the\s+)?final(?:\s+season)?|season\s*\d{1,2}|\d{1,2}(?:st|nd|rd|th)\s+season"
+    r"|s\d{1,2}|i{2,3}|iv|vi{0,3}|\S+-hen)$"
+)
+_GLUED_NUMBER = re.compile(r"\s+\d{1,2}$")
+_INNER_SEASON = re.compile(r"(?i)(?<=\S)\s+(?:i{2,3}|iv|vi{0,3}|s\d{1,2})(?=:?\s+\S)")
+
+
+def _show_name(title: str) -> str | None:
+    """The show's name without the season a fansub writes into it (see above): TMDB
+    finds a show only when every word searched is a word of one of its names. What is
+    found is weighed by the whole title, whose season words must be explained."""
+    bare = _INNER_SEASON.sub("", _GLUED_SEASON.sub("", title), count=1).strip(" :-")
+    return bare if bare != title and len(bare.split()) >= 1 and bare else None
+
+
+_LONG_VOWEL = re.compile(r"(?i)(?<=[^\W\d_])(?:(u)u|(o)[ou]|(a)a|(e)e)")
+_WO = re.compile(r"(?i)(?<![^\W_])wo(?![^\W_])")
+# Japanese particles as words: the title is romanized Japanese ("Kimetsu no Yaiba").
+_PARTICLE = re.compile(r"(?i)(?<![^\W_])(?:no|wa|wo|ni|ga|kara)(?![^\W_])")
+
+
+def _romaji_spelled(title: str | None) -> str | None:
+    """A romanized Japanese name as TMDB's names write it more often: the particle
+    "wo" as "o", long vowels single ("Yuukaku" → "Yukaku", TMDB's "Yūkaku" searched
+    without its macron). None when the title has neither."""
+    if not title or not _PARTICLE.search(title):
+        return None
+    spelled = _LONG_VOWEL.sub(lambda m: next(g for g in m.groups() if g), _WO.sub("o", title))
+    return spelled if spelled != title else None
 
 
 def _foreign_bare(first: Reading, query: Query) -> str | None:

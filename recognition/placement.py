@@ -46,8 +46,33 @@ def placed(
             else f
             for f in files
         ]
+    files = _parts_on_their_own(files, seasons)
     moved = _moved_by_counts(files, seasons)
     return tuple(_follow(file, moved) for file in files)
+
+
+def _parts_on_their_own(
+    files: Sequence[RecognizedFile], seasons: Sequence[Season] | None
+) -> list[RecognizedFile]:
+    """A video of a later part (cour) of a season ("The Final Season Part 2 - 01"):
+    TMDB counts the season's parts together, so a number that may be the part's own
+    is no episode of the season; only one counted on from the first season, past the
+    seasons before its own ("Part 2 - 76" of season 4 after 59), says which it is.
+    The others lose their number (asked), and their subtitles follow."""
+    counts = {s.number: s.episodes for s in seasons or () if s.number > 0}
+    unknown = set()
+    for file in files:
+        if file.role == "video" and "part" in file.flags and file.episodes and file.absolute:
+            season = file.season or 1
+            before = sum(n for number, n in counts.items() if number < season)
+            if not before or min(file.episodes) <= before:
+                unknown.add(file.path)
+    return [
+        replace(f, episodes=(), absolute=False)
+        if f.path in unknown or (f.role == "subtitle" and f.video in unknown)
+        else f
+        for f in files
+    ]
 
 
 def _in_named_folders(
@@ -101,17 +126,34 @@ def _moved_by_counts(
     counted = [f for f in files if f.role == "video" and f.episodes and f.absolute]
     own = {f.season for f in counted if max(f.episodes) <= counts.get(f.season or 0, 0)}
     past = {f.season for f in counted if max(f.episodes) > counts.get(f.season or 0, 0)}
+    # "S2 - 13" … "S2 - 25" after a season 1 of 12: every number of the season past
+    # the seasons before it and within this one counts on, though 13 could be its own.
+    on = {season for season in own & past if _all_count_on(counted, season, counts)}
     for file in files:
         if file.role != "video" or not file.episodes:
             continue
-        if file.season is not None and (not file.absolute or file.season in own & past):
+        if file.season is not None and (not file.absolute or file.season in (own & past) - on):
             continue
+        if file.season in on:
+            file = replace(file, season=None)  # counted from the first season
         where = [absolute_to_season(e, seasons, file.season) for e in file.episodes]
         targets = {w[0] for w in where if w is not None}
         if None not in where and len(targets) == 1:
             episodes = tuple(w[1] for w in where if w is not None)
             moved[file.path] = replace(file, season=targets.pop(), episodes=episodes)
     return moved
+
+
+def _all_count_on(
+    counted: Sequence[RecognizedFile], season: int | None, counts: Mapping[int, int]
+) -> bool:
+    """Every number of ``season`` lies past the regular seasons before it and within
+    it counted on from the first."""
+    if season is None or season < 2:
+        return False
+    before = sum(n for number, n in counts.items() if 0 < number < season)
+    numbers = [e for f in counted if f.season == season for e in f.episodes]
+    return bool(before) and all(before < e <= before + counts.get(season, 0) for e in numbers)
 
 
 def _folder_names(path: str, seasons: Sequence[Season] | None) -> int | None:

@@ -68,7 +68,8 @@ class RecognizedFile:
     language: str | None  # ISO 639-1, subtitles only
     # subtitles: "forced", "sdh", "default"; videos: "added" — a title a box's name
     # adds after "+" ("Firefly (2002) + Serenity (2005)"): a special of the show when
-    # TMDB lists it by that name, else a film of its own, skipped.
+    # TMDB lists it by that name, else a film of its own, skipped; "part" — a later
+    # part (cour) of a season, numbered maybe on its own ("… Part 2 - 01").
     flags: tuple[str, ...]
     video: str | None = None  # the video a subtitle belongs to
     reason: str = ""
@@ -289,7 +290,8 @@ def _files(roles: Sequence[FileRole], read: _Read, torrent_name: str) -> tuple[R
                 absolute=parsed.absolute
                 or (not parsed.episodes and read.base.absolute)
                 or (bool(parsed.episodes) and counts_on(path)),
-                flags=("added",) if _names_added(path, parsed, added) else (),
+                flags=("added",) * _names_added(path, parsed, added)
+                + ("part",) * ((parsed.part or read.base.part or 1) > 1),
             ),
             parsed,
             read,

@@ -11,6 +11,7 @@ strong that evidence is; ``recognition.decide`` chooses by it.
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from recognition.candidates import (
@@ -211,6 +212,7 @@ def _under_reading(
     """The evidence for ``candidate`` when the release's title and year are ``reading``'s:
     how its names match the title, what the words past them explain (a season, a
     special), the year, the season that is named and whether the files fit."""
+    reading = replace(reading, title=in_own_words(reading.title, candidate))
     matched, title = _best_name(reading.title, candidate)
     why = explain(
         reading.title,
@@ -241,7 +243,10 @@ def _under_reading(
         named = _season_by_reading(query, candidate)
     if named is None:
         named = _season_of_year(year, reading, query, candidate)
-    seasons, misfit = _seasons(query, candidate, named)
+    # An OVA series' own name: the release's specials are its episodes, held to its counts.
+    ova = _as_ova_series(reading.title, matched, title, query, candidate)
+    held = (*query.episodes, *((season, number, False) for _, season, number in ova))
+    seasons, misfit = _seasons(replace(query, episodes=held), candidate, named)
     return replace(
         known,
         title=title,
@@ -257,10 +262,33 @@ def _under_reading(
         other_article=_other_article(reading.title, candidate.original_title),
         listed=_first_per_path(
             known.listed,
+            ova,
             (special,) if special is not None else _in_box(query, candidate),
             _by_names(query, candidate, named),
         ),
     )
+
+
+_OVA_WORDS = frozenset({"ova", "oad", "ona"})
+
+
+def _as_ova_series(
+    title: str, matched: str, match: TitleMatch, query: Query, candidate: Candidate
+) -> tuple[tuple[str, int, int], ...]:
+    """ "Hellsing (OVA) - 03" of "Hellsing Ultimate", whose alternative title is
+    "Hellsing OVA": an OVA series TMDB lists as a show of its own. Under the reading
+    with the marker, matched exactly by a name that holds it, the release's specials
+    are its episodes by their own numbers (path, 1, number)."""
+    marker = title_key(title).split()[-1:]
+    if (
+        candidate.kind != "series"
+        or match != "exact"
+        or not set(marker) & _OVA_WORDS
+        or marker[0] not in title_key(matched).split()
+    ):
+        return ()
+    count = next((s.episodes for s in candidate.seasons or () if s.number == 1), 0)
+    return tuple((path, 1, n) for path, n in query.specials if n is not None and 0 < n <= count)
 
 
 def _episode_named(query: Query, candidate: Candidate) -> bool:
@@ -437,10 +465,16 @@ def _season_of_year(
     return began[0] if len(began) == 1 else None
 
 
+# "Hunter x Hunter (2011)", "Hagane no Renkinjutsushi (2009)": TMDB's names tell same-name
+# shows apart by a year in brackets, which is no word of the name.
+_YEAR_IN_NAME = re.compile(r"\s*\((?:19|20)\d\d\)$")
+
+
 def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
     best: tuple[str, TitleMatch] = ("", "weak")
     for name in candidate.all_names():
-        for form in (name, *_credited(name)):
+        bare = _YEAR_IN_NAME.sub("", name)
+        for form in (name, *_credited(name), *([bare] if bare != name else [])):
             match = title_match(title, form)
             if TITLE_RANK[match] > TITLE_RANK[best[1]]:
                 best = (name, match)
@@ -453,6 +487,53 @@ def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
         if best[1] != "close" and (sequel := _sequel_named(title, candidate)) is not None:
             best = (sequel, "close")
     return best
+
+
+# A season's mark inside a title ("Mushoku Tensei II: Isekai Ittara Honki Dasu").
+_SEASON_MARK = re.compile(r"(?i)^(?:i{2,3}|iv|vi{0,3}|ix|s\d{1,2}|\d{1,2}(?:st|nd|rd|th)?)[:~]?$")
+_DOUBLED_VOWEL = re.compile(r"([aeiou])\1|(o)u")
+
+
+@lru_cache(maxsize=4096)
+def _romaji(text: str) -> str:
+    """A name as romanized Japanese is spelled many ways, compared: long vowels single
+    ("Yuukaku", "Yūkaku", "Yukaku"; "Shounen", "Shōnen"), the particle "wo" as "o", no
+    English articles ("Movie 2" of "the Movie 2") and no spaces."""
+    words = ["o" if w == "wo" else w for w in title_key(text).split() if w not in ARTICLES]
+    return _DOUBLED_VOWEL.sub(lambda m: m.group(1) or m.group(2), "".join(words))
+
+
+def in_own_words(title: str, candidate: Candidate) -> str:
+    """The release's title with a Japanese candidate's name written as the candidate
+    writes it, when the release spells that name another way ("Kono Subarashii Sekai ni
+    Shukufuku wo! 3" of "… Shukufuku o!") or puts a season's mark inside it ("Mushoku
+    Tensei II: Isekai Ittara Honki Dasu" → "Mushoku Tensei: Isekai Ittara Honki Dasu
+    II"): what follows the name is then weighed as ever (a season's number or name)."""
+    if candidate.language != "ja" or not title:
+        return title
+    words = title.split()
+    names = sorted(
+        {part for name in candidate.all_names() for part in (name, *_SUBTITLE.split(name)[:1])},
+        key=len,
+        reverse=True,
+    )
+    if any(title_key(title) == title_key(name) for name in names):
+        return title
+    for name in names:
+        own = _romaji(name)
+        for count in range(len(words), 0, -1):
+            head, rest = words[:count], words[count:]
+            if own and _romaji(" ".join(head)) == own:
+                return " ".join([name, *rest])
+            if candidate.kind != "series":
+                continue
+            for at in range(1, count - 1):
+                if (
+                    _SEASON_MARK.match(head[at])
+                    and _romaji(" ".join(head[:at] + head[at + 1 :])) == own
+                ):
+                    return " ".join([name, head[at].strip(":~"), *rest])
+    return title
 
 
 def _sequel_named(title: str, candidate: Candidate) -> str | None:
@@ -515,8 +596,15 @@ def _other_article(title: str, original: str | None) -> bool:
     return len(long) == len(short) + 1 and long[0] in ARTICLES and long[1:] == short
 
 
-def _strength(evidence: Evidence) -> tuple[bool, int, int]:
-    return (not contradicted(evidence), TITLE_RANK[evidence.title], YEAR_RANK[evidence.year])
+def _strength(evidence: Evidence) -> tuple[bool, int, int, int]:
+    """Of the readings: not contradicted, the best title, the best year, then the one
+    under which TMDB places more files ("Hellsing OVA" of the OVA series)."""
+    return (
+        not contradicted(evidence),
+        TITLE_RANK[evidence.title],
+        YEAR_RANK[evidence.year],
+        len(evidence.listed),
+    )
 
 
 def _year(

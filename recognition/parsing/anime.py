@@ -8,7 +8,7 @@ anitopy first and to guessit only when anitopy finds no title.
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -18,8 +18,11 @@ from core.numbers import ascii_int
 
 # What ends a title without being part of it: a cour or part of a season, and the
 # words of specials (whose numbers are not the show's episodes).
-_COUR = re.compile(r"(?i)[\s\-:]+(?:Part|Cour)\s*\d{1,2}$")
+_COUR = re.compile(r"(?i)[\s\-:]+(?:Part|Cour)\s*(\d{1,2})$")
+_PART_ALONE = re.compile(r"(?i)(?:Part|Cour)\s*(\d{1,2})")  # "2nd Season Part 2 - 01"
 _SPECIAL = re.compile(r"(?i)[\s\-]+(?:OVA|OAD|ONA|SP|Specials?|NC(?:OP|ED)\d*)$")
+_OVA_IN_BRACKETS = re.compile(r"(?i)\s*\((OVA|OAD|ONA)\)$")
+_OVA_AT_END = re.compile(r"(?i)[\s\-]+(OVA|OAD|ONA)$")
 _MOVIE = re.compile(r"(?i)[\s\-]+(?:The\s+)?Movie$")
 _MOVIE_WORD = re.compile(r"(?i)(?:the\s+)?movie")
 _ENGLISH_IN_BRACKETS = re.compile(r"^(?P<title>.+?)\s*\((?P<other>[^()]*[A-Za-z][^()]*)\)$")
@@ -59,6 +62,9 @@ class AnimeName:
     movie: bool
     subtitle: str | None = None  # "Show - Subtitle - 01": the words after the dash
     episode_title: str | None = None
+    # "The Final Season Part 2 - 01": the part (cour) of a season; its numbers may be
+    # the part's own, which TMDB does not know (it counts a season's parts together).
+    part: int | None = None
 
 
 @lru_cache(maxsize=4096)
@@ -97,7 +103,10 @@ def parse_anime(name: str) -> AnimeName | None:
         # "Jujutsu Kaisen 0 - The Movie": the number is the film's, not an episode.
         title, episodes, episode_title, movie = f"{title} {episodes[0]}", (), None, True
     special = _SPECIAL.search(title) is not None or fraction
-    return _named(
+    part = _COUR.search(title) or _PART_ALONE.fullmatch(episode_title or "")
+    if part is not None and part.re is _PART_ALONE:
+        episode_title = None
+    named = _named(
         title,
         year=_number(found.get("anime_year")),
         season=season,
@@ -106,6 +115,7 @@ def parse_anime(name: str) -> AnimeName | None:
         movie=movie,
         episode_title=episode_title,
     )
+    return named if part is None else replace(named, part=int(part.group(1)))
 
 
 def _numbers_in_title(
@@ -152,8 +162,15 @@ def _named(
     """The name, its title without what ends a title without being part of it (a
     cour, a special's or a movie's words), an English title in brackets and the words
     after a dash kept apart."""
-    title = _MOVIE.sub("", _SPECIAL.sub("", _COUR.sub("", title)))
-    alt_title = None
+    title = _COUR.sub("", title)
+    if (marked := _OVA_IN_BRACKETS.search(title)) is not None:
+        # "Hellsing (OVA) - 03": a special, as "Hellsing OVA - 03" is
+        title, special = f"{title[: marked.start()]} {marked.group(1)}", True
+    # An OVA series may be a show of its own on TMDB ("Hellsing OVA" of "Hellsing
+    # Ultimate"): the name with its marker is another reading.
+    ova = _OVA_AT_END.search(title)
+    title = _MOVIE.sub("", _SPECIAL.sub("", title))
+    alt_title = f"{title.strip(' -')} {ova.group(1)}" if ova is not None else None
     if (bracketed := _ENGLISH_IN_BRACKETS.match(title)) is not None:
         title, alt_title = bracketed.group("title"), bracketed.group("other").strip()
     # The whole title stays the title; what follows its dash is kept apart, for the

@@ -132,21 +132,31 @@ def classify_files(files: Sequence[TorrentFile]) -> list[FileRole]:
 
 
 _FILM_FOLDERS = frozenset({"movie", "movies", "film", "films", "фильм", "фильмы"})
+# A franchise's film as fansubs name it: "Show Movie 2 - Subtitle", "Show Movie -
+# Subtitle", "Show the Movie: Subtitle", "Gekijouban Show", "劇場版".
+_FILM_NAME = re.compile(
+    r"(?i)(?<![^\W_])(?:(?:the\s+)?movie(?:\s*\d{1,2})?\s*(?:[-:~]\s|$)|gekijou?ban(?![^\W_]))"
+    r"|劇場版"
+)
 
 
 def without_films(roles: Sequence[FileRole]) -> list[FileRole]:
-    """A series box's films (videos in a ``Movie/``, ``Films/`` folder, beside
-    episodes outside one) skipped: a film is no episode of the show."""
+    """A series box's films (videos in a ``Movie/``, ``Films/`` folder, or named as a
+    franchise's film, "Show Movie 2 - Subtitle", beside episodes outside one) skipped:
+    a film is no episode of the show."""
     shared = _shared_folders([r.path for r in roles if r.role != "skip"])
 
     def film(role: FileRole) -> str | None:
         inner = folders(role.path)[len(shared) :]
+        own = _bare(stem(role.path))
+        if role.role == "video" and _FILM_NAME.search(own) and not _EPISODE_MARK.search(own):
+            return "name"  # "Seinfeld - S04E14 - The Movie" is an episode
         return next((f for f in inner if fold(f) in _FILM_FOLDERS), None)
 
     if not any(r.role == "video" and film(r) is None for r in roles):
         return list(roles)
     return [
-        FileRole(r.path, "skip", f"a film of the series, in the {folder!r} folder")
+        FileRole(r.path, "skip", f"a film of the series, by its {folder!r}")
         if r.role != "skip" and (folder := film(r)) is not None
         else r
         for r in roles
@@ -178,3 +188,12 @@ def _shared_folders(paths: Sequence[str]) -> tuple[str, ...]:
             length += 1
         shared = shared[:length]
     return shared
+
+
+_TAGS_IN_BRACKETS = re.compile(r"\[[^\]]*\]|\([^)]*\)|【[^】]*】")
+
+
+def _bare(name: str) -> str:
+    """A file's name without its bracketed tags and with spaces for dots and
+    underscores: "[Grp] Show Movie 1 - Title [BD 1080p]" → "Show Movie 1 - Title"."""
+    return " ".join(_TAGS_IN_BRACKETS.sub(" ", name).replace("_", " ").split())

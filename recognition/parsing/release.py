@@ -56,6 +56,9 @@ class Parsed:
     # The countries a Russian tracker lists ("[2019, США, Великобритания, драма]"):
     # production countries, weaker than a scene's "US"/"UK" tag (``country``).
     countries: tuple[str, ...] = ()
+    # "The Final Season Part 2 - 01": a fansub's part (cour) of a season, whose numbers
+    # may be the part's own: TMDB counts a season's parts together.
+    part: int | None = None
 
 
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
@@ -409,6 +412,7 @@ def _parse_anime(basename: str, kind: MediaKind | None) -> Parsed | None:
         seasons=() if anime.season is None else (anime.season,),
         subtitle=anime.subtitle,
         episode_title=anime.episode_title,
+        part=anime.part,
     )
 
 
