@@ -89,6 +89,9 @@ class Query:
     # (path, season, words) of videos whose name may be their episode's title ("Tabula
     # Rasa", "20 Hours in L.A."; season 0: a special's), the season None when unknown
     named: tuple[tuple[str, int | None, str], ...] = ()
+    # (path, season, episode, words) of videos numbered and titled ("1x01 - The Train
+    # Job"), the season None when unknown: TMDB's names may number them otherwise
+    titled: tuple[tuple[str, int | None, int, str], ...] = ()
     # (path, own number) of videos that are specials numbered on their own ("OVA 02")
     specials: tuple[tuple[str, int | None], ...] = ()
     # (season, year) a folder or name gives together ("Season 71 (2023)")

@@ -22,6 +22,12 @@ _DIGITS = {word.casefold(): str(number) for number, word in enumerate(_WORDS) if
 _NUMBER = re.compile(r"\d+(?:[.+]\d+)*")
 _MOVIE_AT_END = re.compile(r"(?i)\s+(?:the\s+)?movie$")
 _AND = re.compile(r"(?i)\s+(?:and|&)\s+")
+# Words that say what a release is ("Сериал Сваты", "Интерны (сериал)", "(фильм)"): no
+# words of its title ("фильм" only in brackets: "Мой любимый фильм" is a title).
+_KIND_WORDS = re.compile(
+    r"(?i)[(\[]?(?<![^\W_])(?:теле|мини-?|мульт)?сериал(?![^\W_])[)\]]?"
+    r"|[(\[](?:теле|мульт)?фильм[)\]]"
+)
 # Words of English titles: a title with one of them is not a Russian name in Latin.
 _ENGLISH = frozenset({"the", "of", "and", "a", "an", "in", "to", "for", "with", "my", "is", "at"})
 
@@ -38,6 +44,8 @@ def other_forms(title: str, year: int | None) -> tuple[Form, ...]:
     ``title``). A form that drops a sequel number before a subtitle is a reading of its
     own only with a ``year``: "Deadpool 2 Super Duper Cut" must not read as "Deadpool"."""
     forms: list[Form] = []
+    if (bare_kind := " ".join(_KIND_WORDS.sub(" ", title).split())) and bare_kind != title:
+        forms.append(Form(bare_kind, weighed=True))  # "Сериал Сваты" is "Сваты"
     if (swapped := numbers_swapped(title)) is not None:
         forms.append(Form(swapped))  # title_key reads both the same
     film = _MOVIE_AT_END.sub("", title).strip() or title  # "Jujutsu Kaisen 0 The Movie"

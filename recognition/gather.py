@@ -69,7 +69,11 @@ def query_of(recognized: Recognized) -> Query:
     episodes: list[tuple[int | None, int, bool]] = []
     seasons: set[int] = set()
     if recognized.kind == "series":
-        episodes = [(f.season, max(f.episodes), f.absolute) for f in videos if f.episodes]
+        episodes = [
+            (f.season, max(f.episodes), f.absolute)
+            for f in videos
+            if f.episodes and "loose" not in f.flags
+        ]
         seasons = {f.season for f in videos if f.season is not None}
         if recognized.season is not None:
             seasons.add(recognized.season)
@@ -105,6 +109,11 @@ def query_of(recognized: Recognized) -> Query:
             if recognized.kind == "series" and f.name
         ),
         specials=tuple((f.path, f.special_number) for f in videos if f.special),
+        titled=tuple(
+            (f.path, f.season, f.episodes[0], f.titled)
+            for f in videos
+            if recognized.kind == "series" and f.titled and len(f.episodes) == 1
+        ),
         season_years=tuple(sorted({pair for f in videos for pair in season_years(f.path)})),
     )
 
@@ -138,6 +147,7 @@ async def find_title(
     if not found.titled() and query.readings:
         await _leading_words(query.readings[0], lookup, found, language)
     await _aired(query, lookup, found)
+    await _titled_episode(query, lookup, found, language)
     await _specials(query, lookup, found)
     await _episode_lists(query, lookup, found, language)
     await _year_seasons(query, lookup, found)
@@ -167,7 +177,9 @@ async def _search_kind(
     first, *others = query.readings or (Reading("", None),)
     if not first.title:
         return
-    page = await _search(kind, first, lookup, found, language)
+    # In the person's language too only for the first kind: the second searches the
+    # same words, and its room is the seasons' that place the files.
+    page = await _search(kind, first, lookup, found, language, retry=forms)
     await _details(kind, lookup, found)
     await _aired(query, lookup, found)
     numerals = numerals_swapped(first.title)
@@ -393,10 +405,36 @@ async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
         )
     ]
     for show in shows[:2]:
+        if found.has_season(show, 0):
+            continue  # fetched with its seasons (``_titled_episode``)
         listed = await lookup.season(show, 0)
         if listed is None:
             return
         found.listed(show, listed)
+
+
+async def _titled_episode(query: Query, lookup: Lookup, found: "_Found", language: str) -> None:
+    """One video named by a show and an episode's title, without a number ("Sherlock -
+    A Scandal in Belgravia.mkv"): the seasons, its specials too, of the two likeliest
+    shows whose name leaves those words unexplained, in one request each."""
+    if len(query.unnumbered) != 1 or query.episodes or query.specials or query.special:
+        return
+    if found.strong():
+        return
+    shows = [
+        c
+        for c in found.shows()
+        if c.evidence is not None
+        and c.evidence.unexplained
+        and c.evidence.title != "weak"
+        and not c.evidence.listed
+    ]
+    for show in shows[:2]:
+        words = [show.evidence.unexplained] if show.evidence and show.evidence.unexplained else []
+        have = sorted(s.number for s in show.seasons or ())
+        written = _names_languages(words, language, query.language, show.language)[0]
+        if not await _seasons_naming(show, have, words, written, lookup, found):
+            return
 
 
 async def _episode_lists(query: Query, lookup: Lookup, found: "_Found", language: str) -> None:
@@ -404,21 +442,52 @@ async def _episode_lists(query: Query, lookup: Lookup, found: "_Found", language
     Rasa.avi", "20 Hours in L.A.avi"): the seasons they are in (by their folder, the
     torrent's name, or the season the title names), of the two likeliest shows, so
     that the name TMDB gives one episode places the file (``recognition.weigh``).
-    The names are fetched in the language the files are named in (``_names_languages``)."""
-    if not any(season != 0 for _, season, _ in query.named):
+    The names are fetched in the language the files are named in (``_names_languages``).
+    Also a pack numbered and titled ("1x01 - The Train Job"): its numbers may not be
+    TMDB's. Files whose season nothing says (a folder named only by the show) are looked
+    for in the show's only season, else in its seasons in order until each is named."""
+    titled = [(p, s, w) for p, s, _, w in query.titled] if len(query.titled) > 1 else []
+    if not any(season != 0 for _, season, _ in [*query.named, *titled]):
         return
     shows = [c for c in found.shows() if c.evidence is not None and c.evidence.title != "weak"]
     for show in shows[:2]:
         named = show.evidence.season if show.evidence is not None else None
-        wanted: dict[int, list[str]] = {}
-        for _, season, words in query.named:
-            if (number := named if season is None else season) is not None:
-                wanted.setdefault(number, []).append(words)
-        have = {s.number for s in show.seasons or () if s.number > 0}
+        have = sorted(s.number for s in show.seasons or () if s.number > 0)
+        only = have[0] if len(have) == 1 else None
+        wanted: dict[int | None, list[str]] = {}
+        for _, season, words in [*query.named, *titled]:
+            if season != 0:
+                wanted.setdefault(season or named or only, []).append(words)
         for number in sorted(n for n in wanted if n in have):
             languages = _names_languages(wanted[number], language, query.language, show.language)
             if not await _season_named(show, number, wanted[number], languages, lookup, found):
                 return
+        if None in wanted:
+            unseasoned = wanted[None]
+            written = _names_languages(unseasoned, language, query.language, show.language)[0]
+            if not await _seasons_naming(show, have, unseasoned, written, lookup, found):
+                return
+
+
+async def _seasons_naming(
+    show: Candidate,
+    seasons: list[int],
+    words: list[str],
+    language: str | None,
+    lookup: Lookup,
+    found: "_Found",
+) -> bool:
+    """The show's seasons, all at once where the catalogue can (TMDB appends twenty to
+    one answer), to find which of them names each of ``words``. False: the lookups are
+    spent."""
+    if not words or not seasons:
+        return True
+    listed = await lookup.seasons(show, seasons, language)
+    if listed is None:
+        return False
+    for episodes in listed.values():
+        found.listed(show, episodes)
+    return True
 
 
 async def _year_seasons(query: Query, lookup: Lookup, found: "_Found") -> None:

@@ -88,6 +88,13 @@ async def identify_download(
     chosen = decision.chosen
     if chosen is not None and chosen.kind != recognized.kind:
         recognized = await parse(release, chosen.kind)  # "Part 1…10" of a miniseries
+        if lookup is not None and _named_only(recognized):
+            # "Firefly/The Train Job.avi": files named by their titles, read as a movie
+            # at first; as a series their names are looked up (answers already had are
+            # cached), and place them if the same show is taken.
+            again = await find_title(recognized, lookup, auto_accept=auto_accept, language=language)
+            if again.chosen is not None and again.chosen.provider_id == chosen.provider_id:
+                decision, chosen = again, again.chosen
     if chosen is not None and recognized.unread_hint is not None:
         unread = reason("review.hint_unread", hint=recognized.unread_hint[:200])
         return Identification(recognized, decision.candidates, None, unread)
@@ -96,6 +103,12 @@ async def identify_download(
         if why is not None:
             return Identification(recognized, decision.candidates, None, why)
     return Identification(recognized, decision.candidates, chosen, _why(decision, recognized))
+
+
+def _named_only(recognized: Recognized) -> bool:
+    """A series whose videos are all named by words and none numbered."""
+    videos = [f for f in recognized.files if f.role == "video"]
+    return recognized.kind == "series" and all(f.name and not f.episodes for f in videos)
 
 
 def _why(decision: Decision, recognized: Recognized) -> Reason:

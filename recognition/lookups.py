@@ -5,12 +5,14 @@
 these four calls will do, so the decision runs and is tested without a network.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from recognition.candidates import AiredEpisode, Candidate, MediaKind
 
 MAX_REQUESTS = 10  # room for the seasons air dates and specials need
+_AT_ONCE = 20  # seasons TMDB appends to one answer
 
 
 class Catalogue(Protocol):
@@ -81,6 +83,31 @@ class Lookup:
             )
         episodes: list[AiredEpisode] = self.cache[key]
         return episodes
+
+    async def seasons(
+        self, candidate: Candidate, numbers: Sequence[int], language: str | None = None
+    ) -> dict[int, list[AiredEpisode]] | None:
+        """Several seasons' episodes, cached as ``season`` caches each: in one request
+        for twenty where the catalogue can (TMDB appends them to the show's details),
+        else one each. None: the lookups are spent first."""
+        fetch = getattr(self.catalogue, "seasons", None)
+        key = candidate.provider_id
+        missing = [n for n in numbers if ("season", key, n, language) not in self.cache]
+        for start in range(0, len(missing) if fetch is not None else 0, _AT_ONCE):
+            if self.spent >= self.limit:
+                break
+            chunk = missing[start : start + _AT_ONCE]
+            self.spent += 1
+            got = await fetch(candidate.provider_id or "", chunk, language=language)  # type: ignore[misc]
+            for number in chunk:
+                self.cache[("season", key, number, language)] = got.get(number, [])
+        found = {}
+        for number in numbers:
+            listed = await self.season(candidate, number, language)
+            if listed is None:
+                return None
+            found[number] = listed
+        return found
 
     async def find(self, imdb_id: str) -> list[Candidate]:
         key = ("find", imdb_id)

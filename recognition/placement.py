@@ -91,10 +91,15 @@ def _as_listed(
     files: Sequence[RecognizedFile], listed: Sequence[tuple[str, int, int]]
 ) -> list[RecognizedFile]:
     """A file that TMDB lists (by its date, or by its name: whatever number the name
-    holds, "20 Hours in L.A.") is that episode; its subtitles follow it."""
-    aired = {path: (season, episode) for path, season, episode in listed}
+    holds, "20 Hours in L.A.") is that episode, or those two ("Pilot" of "Pilot (1)",
+    "Pilot (2)"); episode 0: its number is not to be trusted (its title names another
+    episode), asked. Its subtitles follow it."""
+    aired: dict[str, tuple[int, tuple[int, ...]]] = {}
+    for path, season, episode in listed:
+        before = aired.get(path, (season, ()))[1]
+        aired[path] = (season, tuple(sorted({*before, episode} - {0})) if episode else ())
     return [
-        replace(f, season=aired[key][0], episodes=(aired[key][1],), absolute=False)
+        replace(f, season=aired[key][0], episodes=aired[key][1], absolute=False)
         if (key := f.path if f.role == "video" else f.video) in aired
         else f
         for f in files

@@ -27,7 +27,14 @@ from typing import Literal
 from core.errors import InvalidInputError
 from recognition.folding import fold, title_key
 from recognition.overrides import Overrides, read_overrides
-from recognition.parsing.episodes import counts_on, episode_name, numbered_within, special_of
+from recognition.parsing.episodes import (
+    counts_on,
+    disc_track,
+    episode_name,
+    numbered_title,
+    numbered_within,
+    special_of,
+)
 from recognition.parsing.files import (
     FileRole,
     Role,
@@ -81,6 +88,9 @@ class RecognizedFile:
     name: str | None = None
     special: bool = False
     special_number: int | None = None
+    # The title a name that numbers its episode gives it ("1x01 - The Train Job"): TMDB's
+    # names tell whether the pack numbers as TMDB does (a DVD's order, a broadcaster's).
+    titled: str | None = None
 
 
 @dataclass(frozen=True)
@@ -298,7 +308,7 @@ def _files(roles: Sequence[FileRole], read: _Read, torrent_name: str) -> tuple[R
         )
         for path, parsed in read.parses.items()
     }
-    videos = _titled_pack(videos)
+    videos = _titled_pack(_disc_tracks(videos, read))
     result = []
     for role in roles:
         if role.role == "video":
@@ -320,7 +330,32 @@ def _titled_pack(videos: Mapping[str, RecognizedFile]) -> dict[str, RecognizedFi
     return {
         path: replace(f, episodes=(), absolute=False)
         if titled and f.name and f.episodes and numbered_within(f.name)
+        # "15 Million Merits": a number before words may be the title's own; it stays
+        # unless TMDB's names place the file, and says nothing of the show's seasons.
+        else replace(f, flags=(*f.flags, "loose"))
+        if titled and f.name and f.episodes
         else f
+        for path, f in videos.items()
+    }
+
+
+def _disc_tracks(videos: Mapping[str, RecognizedFile], read: _Read) -> dict[str, RecognizedFile]:
+    """A box by discs whose numbers start again on each disc ("Disc 1/01 …", "Disc
+    2/01 …"): the numbers are the discs' tracks, no episodes; the titles after them
+    place the files (TMDB's names), or they are asked."""
+    titles = (read.base.title, read.base.alt_title)
+    tracks = {
+        path: track
+        for path, f in videos.items()
+        if f.episodes and (track := disc_track(path, titles)) is not None
+    }
+    discs: dict[tuple[int, ...], set[int]] = {}
+    for path, (disc, _) in tracks.items():
+        discs.setdefault(videos[path].episodes, set()).add(disc)
+    if not any(len(on) > 1 for on in discs.values()):
+        return dict(videos)
+    return {
+        path: replace(f, episodes=(), absolute=False, name=tracks[path][1]) if path in tracks else f
         for path, f in videos.items()
     }
 
@@ -340,7 +375,9 @@ def _named_other_ways(file: RecognizedFile, parsed: Parsed, read: _Read) -> Reco
     if read.hint.episode is not None or read.fixed.episode_offset:
         return file
     # Not the file's own title: guessit reads a name of words as one ("Special.avi").
-    return replace(file, name=episode_name(file.path, (read.base.title, read.base.alt_title)))
+    titles = (read.base.title, read.base.alt_title)
+    titled = numbered_title(file.path, titles) if file.episodes else None
+    return replace(file, name=episode_name(file.path, titles), titled=titled)
 
 
 def _subtitle_file(

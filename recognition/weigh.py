@@ -9,6 +9,7 @@ strong that evidence is; ``recognition.decide`` chooses by it.
 """
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -329,6 +330,14 @@ def _special(
             return query.unnumbered[0], 0, hits[0].number
     if query.special and len(specials) == 1:
         return query.unnumbered[0], 0, specials[0].number  # "a special" of a show with one
+    # "Sherlock - A Scandal in Belgravia": a regular episode by its name (seasons fetched)
+    regular = [e for e in candidate.aired if e.season > 0 and e.number > 0 and e.name]
+    for name in (words, query.episode_title):
+        key = _episode_key(name or "")
+        named = {(e.season, e.number) for e in regular if key and _episode_key(e.name or "") == key}
+        if len(named) == 1:
+            season, number = named.pop()
+            return query.unnumbered[0], season, number
     return None
 
 
@@ -387,24 +396,104 @@ def _by_names(
     if candidate.kind != "series":
         return ()
     own = {key for n in candidate.all_names() if (key := _name_key(n))}
-    found = []
+    found: list[tuple[str, int, int]] = []
     for path, season, words in query.named:
         number = named if season is None else season
-        if number is None:
-            continue
-        key = _name_key(words)
-        # The show's name may open the file's, or the episode's ("Lost in Translation").
-        keys = {key} | {key[len(n) + 1 :] for n in own if key.startswith(n + " ")}
-        hits = [
-            e.number
-            for e in candidate.aired
-            if e.season == number and e.name and _name_key(e.name) in keys
-        ]
-        if key and len(hits) == 1:
-            found.append((path, number, hits[0]))
+        found += [(path, s, e) for s, e in _episodes_named(candidate, number, words, own)]
+    # A merged two-parter ("Pilot" of "Pilot (1)", "(2)") whose part another file is is
+    # none of them; two files of one name, neither.
+    for merged in (True, False):
+        claimed = Counter((s, e) for _, s, e in found)
+        parts = Counter(p for p, _, _ in found)
+        taken = {p for p, s, e in found if claimed[(s, e)] > 1 and (parts[p] > 1) == merged}
+        found = [row for row in found if row[0] not in taken]
+    found += _by_numbered_names(query, candidate, named, own)
     if not any(path == f[0] for path, _ in query.specials for f in found):
         found += _in_order(query, candidate)
     return tuple(found)
+
+
+def _episodes_named(
+    candidate: Candidate, season: int | None, words: str, own: set[str]
+) -> list[tuple[int, int]]:
+    """(season, episode) of the one episode of ``season`` (of any season fetched when
+    None) that TMDB names ``words``: by its whole name, else by its name after a colon
+    ("The Vanishing of Will Byers" of "Chapter One: The Vanishing of Will Byers"); or
+    the parts of a two-parter TMDB lists apart that one file holds ("Pilot" of "Pilot
+    (1)", "Pilot (2)"). Empty: none, or several."""
+    key = _name_key(words)
+    if not key:
+        return []
+    # The show's name may open the file's, or the episode's ("Lost in Translation").
+    keys = {key} | {key[len(n) + 1 :] for n in own if key.startswith(n + " ")}
+    listed = [
+        e
+        for e in candidate.aired
+        if e.name and e.number > 0 and (e.season == season if season is not None else e.season > 0)
+    ]
+    for form in (_name_key, _after_colon, _parts_of):
+        hits = sorted({(e.season, e.number) for e in listed if form(e.name or "") in keys})
+        if len(hits) == 1:
+            return hits
+        if hits:
+            break
+    if not hits:
+        return []
+    consecutive = [e for _, e in hits] == list(range(hits[0][1], hits[0][1] + len(hits)))
+    if form is _parts_of and len({s for s, _ in hits}) == 1 and consecutive:
+        return hits
+    return []
+
+
+def _after_colon(name: str) -> str:
+    """An episode's name after its colon: "Chapter One: The Vanishing of Will Byers"."""
+    _, colon, after = name.partition(": ")
+    return _name_key(after) if colon else ""
+
+
+_PART_OF = re.compile(
+    r"(?i)^(.*\S)\s*(?:\(\d{1,2}\)|,?\s*part\s+(?:\d{1,2}|[ivx]+|one|two|three))$"
+)
+
+
+def _parts_of(name: str) -> str:
+    """A two-parter's name without its part: "Pilot" of "Pilot (1)" and "Pilot, Part 2"."""
+    part = _PART_OF.match(name)
+    return _name_key(part.group(1)) if part else ""
+
+
+def _by_numbered_names(
+    query: Query, candidate: Candidate, named: int | None, own: set[str]
+) -> list[tuple[str, int, int]]:
+    """Files numbered and titled ("1x01 - The Train Job") whose TMDB names are of
+    their season (fetched): where every title names one distinct episode, the titles
+    place them (a DVD's order, a broadcaster's, against TMDB's); where some name
+    another episode than their number and not every title names one, which holds is
+    not known: those are asked (episode 0). Else the numbers hold, the titles that
+    agree are evidence for the show."""
+    regular = [s.number for s in candidate.seasons or () if s.number > 0]
+    only = regular[0] if len(regular) == 1 else None
+    groups: dict[int, list[tuple[str, int, int | None]]] = {}
+    for path, season, episode, words in query.titled:
+        number = season if season is not None else named if named is not None else only
+        if number is None or not any(e.season == number for e in candidate.aired):
+            continue
+        hits = _episodes_named(candidate, number, words, own)
+        hit = hits[0][1] if len(hits) == 1 else None
+        groups.setdefault(number, []).append((path, episode, hit))
+    found = []
+    for number, files in groups.items():
+        numbers = [hit for _, _, hit in files]
+        distinct = None not in numbers and len(set(numbers)) == len(numbers)
+        disagree = any(hit is not None and hit != episode for _, episode, hit in files)
+        for path, episode, hit in files:
+            if disagree and distinct:
+                found.append((path, number, hit or 0))
+            elif disagree and hit is not None and hit != episode:
+                found.append((path, number, 0))
+            elif hit == episode:
+                found.append((path, number, episode))
+    return found
 
 
 def _in_order(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], ...]:
@@ -432,11 +521,15 @@ def _first_per_path(
     *found: tuple[tuple[str, int, int], ...],
 ) -> tuple[tuple[str, int, int], ...]:
     """What places each file, the first that does: an air date, a special's name, a
-    name TMDB gives an episode, the order of specials."""
-    seen: dict[str, tuple[str, int, int]] = {}
-    for row in (row for rows in found for row in rows):
-        seen.setdefault(row[0], row)
-    return tuple(seen.values())
+    name TMDB gives an episode, the order of specials (a file of two episodes has a
+    row for each)."""
+    seen: dict[str, int] = {}
+    kept = []
+    for index, rows in enumerate(found):
+        for row in rows:
+            if seen.setdefault(row[0], index) == index:
+                kept.append(row)
+    return tuple(kept)
 
 
 def _season_by_reading(query: Query, candidate: Candidate) -> int | None:

@@ -18,6 +18,7 @@ this client never loops forever. A connection failure or timeout raises
 import asyncio
 import contextlib
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
@@ -39,6 +40,7 @@ MAX_RETRY_WAIT = 30.0
 BACKOFF = (0.5, 1.0)
 
 _PATHS: dict[MediaKind, str] = {"movie": "movie", "series": "tv"}
+SEASONS_AT_ONCE = 20  # TMDB appends at most twenty parts to one answer
 
 Json = dict[str, Any]
 
@@ -139,16 +141,21 @@ class TmdbClient:
         if show is None:
             raise RejectedError(SYSTEM, f"not a TMDB id: {str(tmdb_id)[:40]!r}")
         answer = await self._get(f"tv/{show}/season/{int(number)}", {}, "tv_season", language)
-        episodes = answer.get("episodes")
-        found = []
-        for item in episodes if isinstance(episodes, list) else []:
-            if isinstance(item, dict) and (episode := _int(item.get("episode_number"))) is not None:
-                found.append(
-                    AiredEpisode(
-                        int(number), episode, _text(item.get("name")), _text(item.get("air_date"))
-                    )
-                )
-        return found
+        return _episodes(int(number), answer)
+
+    async def seasons(
+        self, tmdb_id: int | str, numbers: Sequence[int], *, language: str | None = None
+    ) -> dict[int, list[AiredEpisode]]:
+        """The episodes of several seasons (twenty at most) in one request: the show's
+        details with ``append_to_response=season/1,season/2,…``."""
+        show = parse_tmdb_id(tmdb_id)
+        if show is None:
+            raise RejectedError(SYSTEM, f"not a TMDB id: {str(tmdb_id)[:40]!r}")
+        wanted = [int(n) for n in numbers][:SEASONS_AT_ONCE]
+        params = {"append_to_response": ",".join(f"season/{n}" for n in wanted)}
+        answer = await self._get(f"tv/{show}", params, "tv_seasons", language)
+        parts = {n: answer.get(f"season/{n}") for n in wanted}
+        return {n: _episodes(n, part) for n, part in parts.items() if isinstance(part, dict)}
 
     async def _get(
         self, path: str, params: dict[str, str], operation: str, language: str | None = None
@@ -323,6 +330,18 @@ def _dicts(value: object) -> list[Json]:
 
 def _texts(values: list[Any]) -> tuple[str, ...]:
     return tuple(text for value in values if (text := _text(value)) is not None)
+
+
+def _episodes(number: int, answer: Json) -> list[AiredEpisode]:
+    """A season's episodes from TMDB's answer: number, name and air date."""
+    episodes = answer.get("episodes")
+    found = []
+    for item in episodes if isinstance(episodes, list) else []:
+        if isinstance(item, dict) and (episode := _int(item.get("episode_number"))) is not None:
+            found.append(
+                AiredEpisode(number, episode, _text(item.get("name")), _text(item.get("air_date")))
+            )
+    return found
 
 
 def _int(value: object) -> int | None:

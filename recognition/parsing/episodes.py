@@ -21,7 +21,7 @@ _EXPLICIT = re.compile(
     r"(?i)(?<![a-z0-9])(?:s\d{1,4}[ ._-]?e\d{1,4}|\d{1,2}x\d{2,3}"
     r"|(?:episode|ep|e|folge|episodio|épisode|episódio|capitulo|capítulo|cap|odcinek|jakso"
     r"|afsnit|avsnitt|aflevering|afl|epizoda|епизода|díl|серија|bölüm|#)[ ._-]{0,2}\d{1,4})"
-    r"(?![a-z0-9])|сери[яийе]|эпизод|第\s*\d{1,4}\s*[話话集]|\d{1,4}\s*[화회](?!\w)"
+    r"(?![a-z0-9])|сери[яийе]|эпизод[\s._-]*\d|\d[\s._-]*эпизод\s*$|第\s*\d{1,4}\s*[話话集]|\d{1,4}\s*[화회](?!\w)"
     r"|\s[-–]\s\d{1,4}(?:v\d)?\s*$"  # "Show 2nd Season - 05": a fansub's number
 )
 # A season written in the name ("Temporada 2", "2nd Season", "Staffel 3"): no words of
@@ -86,6 +86,50 @@ def episode_name(path: str, titles: Iterable[str | None]) -> str | None:
     rest = _SEASON_MARK.sub(" ", _after(stem, words)).strip(" -–._")
     rest = _TRAILING_YEAR.sub("", _LEADING_YEAR.sub("", rest)).strip(" -–._")
     if not re.search(r"[^\W\d_]", rest) or _LEADING_NUMBER.match(rest):
+        return None
+    return rest
+
+
+# A disc's folder of a DVD or Blu-ray box ("Disc 1", "DVD2", "Диск 1"): the number that
+# opens a file's name in it may be the disc's track, not the episode.
+_DISC = re.compile(r"(?i)^(?:dis[ck]|dvd|bd|cd|диск)[\s._-]*(\d{1,2})$")
+_TRACK = re.compile(r"^\d{1,3}(?![\d:])[\s._)-]*")
+
+
+def disc_track(path: str, titles: Iterable[str | None]) -> tuple[int, str | None] | None:
+    """(the disc, the title after the number) of a file whose name opens with a number,
+    in a disc's folder ("Disc 2/01 The One with the Thumb.avi": (2, "The One with the
+    Thumb")); None for any other file, and one that numbers its episode outright."""
+    pure = PurePosixPath(path.replace("\\", "/"))
+    disc = next((m for part in reversed(pure.parts[:-1]) if (m := _DISC.match(part.strip()))), None)
+    stem = _without_tags(pure.stem)
+    if disc is None or _EXPLICIT.search(stem) or not _TRACK.match(stem):
+        return None
+    rest = stem[_TRACK.match(stem).end() :]  # type: ignore[union-attr]
+    title = episode_name(str(pure.with_name(rest + pure.suffix)), titles) if rest else None
+    return int(disc.group(1)), title
+
+
+def numbered_title(path: str, titles: Iterable[str | None]) -> str | None:
+    """The title a name that numbers its episode gives it ("Firefly - 1x01 - The Train
+    Job", "01 - Pilot", "Show.S01E05.The.Fire.720p"): the words after the number. TMDB's
+    names tell whether the pack numbers its episodes as TMDB does (a DVD's order, a
+    broadcaster's). None: no number, or no words after it."""
+    stem = _without_tags(PurePosixPath(path.replace("\\", "/")).stem)
+    if (explicit := _EXPLICIT.search(stem)) is not None:
+        rest = stem[explicit.end() :]
+    else:
+        words = fold(stem)
+        for title in sorted({fold(t) for t in titles if t}, key=len, reverse=True):
+            if title and words.startswith(title + " "):
+                words = words[len(title) :].strip()
+                break
+        after = _after(stem, words).strip(" -–._")
+        if (number := _LEADING_NUMBER.match(after)) is None:
+            return None
+        rest = after[number.end() :]
+    rest = _SEASON_MARK.sub(" ", rest).strip(" -–._")
+    if not re.search(r"[^\W\d_]", rest) or _EXPLICIT.search(rest):
         return None
     return rest
 

@@ -168,7 +168,7 @@ _RU_SEASON_BEFORE = re.compile(
 _RU_SEASON_AFTER = re.compile(
     r"сезон[ыа]?\s*[:№]?\s*" + _RANGE + r"(?!\d|\s*-?(?:я\s*)?(?:сери|эпизод))", re.IGNORECASE
 )
-_RU_ANIME_SEASON = re.compile(r"\[TV-?(\d{1,2})\]", re.IGNORECASE)  # "[TV-1]", "[TV2]"
+_RU_ANIME_SEASON = re.compile(r"\[(?:TV|ТВ)-?(\d{1,2})\]", re.IGNORECASE)  # "[TV-1]", "[ТВ-2]"
 _RU_ALL_EPISODES = re.compile(r"(?<![\d-])(\d{1,4})\s+из\s+(\d{1,4})", re.IGNORECASE)
 # "серія"/"серії": the Ukrainian words.
 _RU_EPISODE_AFTER = re.compile(r"(?:сер[иі][яиї]|эпизод[ыа]?)\s*[:№]?\s*" + _RANGE, re.IGNORECASE)
@@ -211,7 +211,7 @@ def _tv_season_marked(text: str, kind: MediaKind | None) -> Parsed | None:
     marker = _TV_SEASON.search(text)
     if marker is None or kind == "movie":
         return None
-    number = int(marker.group(1))
+    number = int(marker.group(1) or marker.group(2))
     found = parse_release(text[: marker.start()] + " " + text[marker.end() :], kind=kind)
     if found.kind != "movie" and found.season in (None, number) and not found.seasons[1:]:
         return replace(found, kind="series", season=number, seasons=(number,))
@@ -744,7 +744,8 @@ _NAMED_SPECIAL = re.compile(
 _BRITISH_SERIES = re.compile(
     r"(?i)(?<=[^\W_])(?:\s-)?([ ._])series[ ._](\d{1,2})(?:[ ._]?-[ ._]?(\d{1,2}))?(?![\d])"
 )
-_TV_SEASON = re.compile(r"(?i)[\[(]?(?<![a-z0-9])TV-(\d{1,2})(?![a-z0-9])[\])]?")
+# "[ТВ-3]" in Cyrillic letters too, only in square brackets: "(ТВ-3)" is a channel.
+_TV_SEASON = re.compile(r"(?i)[\[(]?(?<![a-z0-9])TV-(\d{1,2})(?![a-z0-9])[\])]?|\[ТВ-?(\d{1,2})\]")
 # "Season 2023": a season numbered by its year (TMDB's and TVDB's for some annual and
 # daily shows), read as "S2023" (guessit reads "Season 2023" as a year).
 _YEAR_SEASON = re.compile(r"(?i)(?<![a-z0-9])season[ ._-]*((?:19|20)\d\d)(?!\d)")

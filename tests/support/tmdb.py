@@ -17,7 +17,8 @@ and field names, and its errors are TMDB's JSON (``{"status_code": N, "status_me
   Results are ordered by popularity, 20 a page, with ``total_results``/``total_pages``:
   the decoys come first whenever they are more popular.
 - **Details** ``/movie/{id}``, ``/tv/{id}`` with ``append_to_response`` (any of
-  ``alternative_titles``, ``translations``, ``external_ids``), the same three as their own
+  ``alternative_titles``, ``translations``, ``external_ids``, and a show's ``season/N``
+  answered as ``/tv/{id}/season/{n}`` is, in the request's language), the same three as their own
   endpoints, ``/tv/{id}/season/{n}`` (episodes with numbers and air dates), and
   ``/find/{external_id}?external_source=imdb_id`` (the other sources of TMDB's description
   find nothing here; a source it lacks is TMDB's 422 with status_code 5).
@@ -624,6 +625,8 @@ class FakeTmdb(HttpFake):
         body = self._detail(entry, language)
         for part in call.params.get("append_to_response", "").split(","):
             appended = self._appended(entry, part.strip())
+            if appended is None and (season := _appended_season(entry, part.strip())):
+                appended = _season_body(entry, season, language)  # "season/2"
             if appended is not None:
                 body[part.strip()] = appended
         return self._answer(call, body)
@@ -836,6 +839,14 @@ def _last_aired(entry: Entry) -> str:
         if e["air_date"]
     ]
     return max(days, default=entry.date)
+
+
+def _appended_season(entry: Entry, part: str) -> Season | None:
+    """The season ``append_to_response=season/N`` names, when the show has it."""
+    raw = part.removeprefix("season/")
+    if raw == part or not raw.isdigit():
+        return None
+    return next((s for s in entry.seasons if s.number == int(raw)), None)
 
 
 def _season_body(entry: Entry, season: Season, language: str = "en-US") -> Json:
