@@ -13,28 +13,14 @@ import unicodedata
 _NON_WORD = re.compile(r"[\W_]+")
 _APOSTROPHES = re.compile(r"['’`ʼ]")
 ARTICLES = frozenset({"the", "a", "an"})
-_NUMBER_WORDS = {
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
-    "ten": "10",
-    "eleven": "11",  # "Ocean's Eleven", "Twelve Monkeys": releases write them in digits too
-    "twelve": "12",
-    "thirteen": "13",
-    "fourteen": "14",
-    "fifteen": "15",
-    "sixteen": "16",
-    "seventeen": "17",
-    "eighteen": "18",
-    "nineteen": "19",
-    "twenty": "20",
-}
+# Numbers written as words, by their value: "Ocean's Eleven", "Twelve Monkeys", "It
+# Chapter Two": releases write them in digits too.
+NUMBER_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+    "eighteen", "nineteen", "twenty",
+)  # fmt: skip
+_NUMBER_WORDS = {word: str(number) for number, word in enumerate(NUMBER_WORDS) if number}
 # Roman numerals that are never ordinary words; "I", "V", "X" and "L" are ("I, Robot",
 # "V for Vendetta", "Malcolm X"), so they stay as they are.
 _ROMAN = {

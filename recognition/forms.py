@@ -12,12 +12,9 @@ first; ``recognition.gather`` searches them while nothing strong is found.
 import re
 from dataclasses import dataclass
 
-_WORDS = (
-    "Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
-    "Eleven", "Twelve", "Thirteen", "Fourteen", "Fifteen", "Sixteen", "Seventeen",
-    "Eighteen", "Nineteen", "Twenty",
-)  # fmt: skip
-_DIGITS = {word.casefold(): str(number) for number, word in enumerate(_WORDS) if number}
+from recognition.folding import NUMBER_WORDS
+
+_DIGITS = {word: str(number) for number, word in enumerate(NUMBER_WORDS) if number}
 # A number in a title: "2", "3.33", "3.0+1.01", "1+1".
 _NUMBER = re.compile(r"\d+(?:[.+]\d+)*")
 _MOVIE_AT_END = re.compile(r"(?i)\s+(?:the\s+)?movie$")
@@ -68,9 +65,9 @@ def numbers_swapped(title: str) -> str | None:
         return None
     numbers = [bool(_NUMBER.fullmatch(w)) for w in words]
     swapped = [
-        _WORDS[int(w)]
+        NUMBER_WORDS[int(w)].capitalize()
         if w.isdigit()
-        and 0 < int(w) < len(_WORDS)
+        and 0 < int(w) < len(NUMBER_WORDS)
         and not any(numbers[i - 1 : i] + numbers[i + 1 : i + 2])
         else _DIGITS.get(w.casefold(), w)
         for i, w in enumerate(words)
