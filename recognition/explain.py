@@ -15,13 +15,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from recognition.folding import ARTICLES, compact, title_key
+from recognition.parsing.episodes import SEASON_WORDS
 
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _SUBTITLE = re.compile(r"\s*[:~]\s*|\s+[-–—]\s+")
-_SEASON_WORDS = frozenset(
-    {"season", "series", "saison", "staffel", "temporada", "сезон", "cour", "stagione", "sezon"}
-    | {"sezonul", "sasong", "sesong", "sæson", "seizoen", "kausi", "evad"}
-)
+_SEASON_WORDS = frozenset(title_key(word) for word in SEASON_WORDS) | {"cour"}
 # A part of a show in other languages ("Parte 3", "Partie 2", "Teil 2"): TMDB names
 # Netflix's parts "Part N".
 _PART_WORDS = {"parte": "part", "partie": "part", "teil": "part", "czesc": "part"}

@@ -14,6 +14,14 @@ from pathlib import PurePosixPath
 
 from recognition.folding import fold, title_key
 
+# "Season" in the languages releases are named in: the one list every reader of a
+# season word uses.
+SEASON_WORDS = (
+    "season", "series", "temporada", "staffel", "saison", "stagione", "sezon", "sezonul",
+    "sezona", "sezóna", "säsong", "sæson", "sesong", "seizoen", "kausi", "évad", "сезон",
+    "сезона",
+)  # fmt: skip
+SEASON_WORD = "|".join(SEASON_WORDS)  # as a regular expression's alternatives
 # What numbers an episode outright, and wins over any title: "S01E05", "1x05",
 # "Episode 5", "Ep. 05", "E05", "#05", "Серия 5", "5 серия", an episode word of
 # another language ("Folge 5", "Capítulo 5", "Afsnit 5", "第05話", "5화").
@@ -27,8 +35,7 @@ _EXPLICIT = re.compile(
 # A season written in the name ("Temporada 2", "2nd Season", "Staffel 3"): no words of
 # an episode's title.
 _SEASON_MARK = re.compile(
-    r"(?i)(?<![^\W_])(?:(?:season|series|temporada|staffel|saison|stagione|sezon|sezona|sezóna"
-    r"|säsong|sæson|sesong|kausi|сезон|сезона|シーズン|시즌)[\s._-]*\d{1,4}"
+    rf"(?i)(?<![^\W_])(?:(?:{SEASON_WORD}|シーズン|시즌)[\s._-]*\d{{1,4}}"
     r"|\d{1,2}(?:st|nd|rd|th|ª|º|\.)?[\s._-]*(?:season|temporada|сезон))(?![^\W_])"
 )
 # A number that opens the name and is set apart from what follows: "03 - Title",
@@ -187,7 +194,7 @@ def _after(stem: str, words: str) -> str:
 
 # "Season 71 (2023)", "Series 7 [2012]", "S71 (2023)": a season and the year it aired.
 _SEASON_YEAR = re.compile(
-    r"(?i)(?<![^\W_])(?:season|series|staffel|saison|temporada|stagione|sezon|сезон|s)"
+    rf"(?i)(?<![^\W_])(?:{SEASON_WORD}|s)"
     r"[\s._-]*(\d{1,3})[\s._-]*[(\[]((?:19|20)\d\d)[)\]]"
 )
 

@@ -16,6 +16,7 @@ from babel import Locale
 
 from recognition.folding import fold
 from recognition.parsing.anime import parse_anime
+from recognition.parsing.episodes import SEASON_WORD
 from recognition.parsing.files import VIDEO_EXTENSIONS
 from recognition.parsing.guess import Guess, MediaKind
 from recognition.parsing.guess import guess as guess_name
@@ -761,11 +762,6 @@ def _year_seasons(text: str) -> str:
     return _YEAR_SEASON.sub(r"S\1", text)
 
 
-# The season words guessit reads, and those ``_LOCAL_NUMBERS`` rewrite as "Season".
-_SEASON_WORD = (
-    r"season|series|сезон|temporada|staffel|saison|stagione|sezon|sezonul|säsong|sesong"
-    r"|sæson|seizoen|évad|sezona|sezóna|сезона"
-)
 # "the first" … "the tenth": Arabic names number seasons ("parts") so.
 _ARABIC_ORDINALS = {
     name: number
@@ -815,14 +811,14 @@ _ARABIC_KIND = re.compile(r"^\s*(?:مسلسل|فيلم)\s+")  # "series", "film"
 _ARABIC_EPISODE = re.compile(r"(?<!\w)الحلقة(?!\w)")
 _ARABIC_PART = re.compile(r"(?<!\w)الجزء[\s._:]*" + _LOCAL_NUMBER)
 _SEASON_FOLDER = re.compile(
-    rf"(?i)^(?:(?:{_SEASON_WORD})[\s._-]*(\d{{1,2}})"
-    rf"|(\d{{1,2}})(?:ª|º|\.|-?я|-?й)?[\s._-]*(?:{_SEASON_WORD}))$"
+    rf"(?i)^(?:(?:{SEASON_WORD})[\s._-]*(\d{{1,2}})"
+    rf"|(\d{{1,2}})(?:ª|º|\.|-?я|-?й)?[\s._-]*(?:{SEASON_WORD}))$"
 )
 _SEASON_IN_FOLDER = re.compile(
-    rf"(?i)(?<![a-z0-9])(?:S|(?:{_SEASON_WORD})[\s._-]?)(\d{{1,2}})(?![\dxe])"
+    rf"(?i)(?<![a-z0-9])(?:S|(?:{SEASON_WORD})[\s._-]?)(\d{{1,2}})(?![\dxe])"
 )
 _SEASON_RANGE = re.compile(
-    rf"(?i)(?<![a-z0-9])(?:S|(?:{_SEASON_WORD})[\s._-]?)\d{{1,2}}\s*[-–~]\s*(?:S|Season\s*)?\d"
+    rf"(?i)(?<![a-z0-9])(?:S|(?:{SEASON_WORD})[\s._-]?)\d{{1,2}}\s*[-–~]\s*(?:S|Season\s*)?\d"
 )
 _WORD_SPLIT = re.compile(r"[\s._\-]+")
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
