@@ -10,6 +10,7 @@ kills). What it proves is in docs/resilience.md.
 
 import asyncio
 import itertools
+import json
 import os
 import random
 import secrets
@@ -321,6 +322,13 @@ def check_invariants(
         for row in db.execute("SELECT download_id, infohash FROM download_infohash"):
             hashes.setdefault(row["download_id"], set()).add(row["infohash"])
         links = db.execute("SELECT * FROM file_link").fetchall()
+        done_why = {
+            row["download_id"]: json.loads(row["reason"])["code"]
+            for row in db.execute(
+                "SELECT download_id, reason FROM state_transition "
+                "WHERE to_state = 'done' ORDER BY id"
+            )
+        }
         outbox = db.execute("SELECT * FROM outbox").fetchall()
         status_rows = db.execute(
             "SELECT download_id, count(*) AS n FROM telegram_message "
@@ -381,8 +389,15 @@ def check_invariants(
         if not path.is_dir()
     }  # fmt: skip
     assert sorted(in_library - explained) == [], "library files that no file_link row explains"
-    done = [d for d, row in downloads.items() if row["state"] == "done"]
-    assert {row["download_id"] for row in current} == set(done)
+    # Every done download has its files in the library: linked by itself, or (kept) a
+    # torrent sent again after its first copy was done, whose files the library holds.
+    done = {d for d, row in downloads.items() if row["state"] == "done"}
+    linked = {row["download_id"] for row in current}
+    assert linked <= done
+    kept = done - linked
+    assert [d for d in kept if done_why.get(d) != "import.kept"] == []
+    linked_names = {downloads[d]["name"] for d in linked}
+    assert [downloads[d]["name"] for d in kept if downloads[d]["name"] not in linked_names] == []
 
     # At most one status message per download.
     assert [row["download_id"] for row in status_rows if row["n"] > 1] == []
