@@ -38,6 +38,9 @@ class Season(NamedTuple):
     year: int | None = None  # of its first episode
     name: str | None = None  # TMDB's, when it is more than "Season N" ("The Final Season")
     air_date: str | None = None  # of its first episode, "YYYY-MM-DD"
+    # Its name in other languages than the person's: TMDB names seasons in the language
+    # asked ("Coven" is "Шабаш" in ru-RU), fetched when a release names one otherwise.
+    names: tuple[str, ...] = ()
 
 
 class AiredEpisode(NamedTuple):
@@ -205,7 +208,10 @@ class Candidate:
             if name in cls.__dataclass_fields__
         }
         if known.get("seasons") is not None:
-            known["seasons"] = tuple(Season(*row) for row in known["seasons"])
+            known["seasons"] = tuple(
+                Season(*row[:5])._replace(names=tuple(row[5]) if len(row) > 5 else ())
+                for row in known["seasons"]
+            )
         known["aired"] = tuple(AiredEpisode(*row) for row in known.get("aired", ()))
         if known.get("evidence") is not None:
             known["evidence"] = Evidence.from_json(known["evidence"])

@@ -24,6 +24,8 @@ _SEASON_WORDS = frozenset(title_key(word) for word in SEASON_WORDS) | {"cour"}
 # Netflix's parts "Part N".
 _PART_WORDS = {"parte": "part", "partie": "part", "teil": "part", "czesc": "part"}
 _OVA = frozenset({"ova", "oad", "ona"})
+# Words after a show's name that say the release is its specials (TMDB's season 0).
+_SPECIALS = frozenset({"specials", "special episodes", "season 0", "season 00", "s00", "sp"})
 # Words a season's name shares with many others: never what tells seasons apart.
 _COMMON = _SEASON_WORDS | {"final", "chapter", "part", "story", "special", "return", "world"}
 
@@ -36,6 +38,9 @@ class Named(Protocol):
 
     @property
     def name(self) -> str | None: ...
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
 
 
 # Words after a film's title that say which cut, where or by whom, not what: an
@@ -109,6 +114,8 @@ def explain(
     season = season_named(rest, seasons)
     if season is not None:
         return Explanation(season=season)
+    if words in _SPECIALS and any(s.number == 0 for s in seasons or ()):
+        return Explanation(season=0)  # "Sherlock - Specials": its season 0
     if is_edition(words) or (seasons is not None and _WHOLE_RUN.fullmatch(words)):
         return Explanation(edition=True)
     # An alternative title names it, or the words are an arc ("Yuukaku-hen", "… 編"):
@@ -176,11 +183,14 @@ def season_named(words: Sequence[str], seasons: Sequence[Named] | None) -> int |
         return None
     words = [_PART_WORDS.get(w, w) for w in words]
     wanted = " ".join(w for w in words if w not in ARTICLES)
+    forms = {wanted}
+    if words[0] in _SEASON_WORDS and re.search(r"[^\W\d]", " ".join(words[1:])):
+        forms.add(" ".join(w for w in words[1:] if w not in ARTICLES))  # "Сезон «Шабаш»"
     numbers = {s.number for s in seasons if s.number > 0}
     for season in seasons:
-        if season.name and season.number > 0:
-            own = " ".join(w for w in title_key(season.name).split() if w not in ARTICLES)
-            if own == wanted or (len(wanted) > 3 and own.endswith(" " + wanted)):
+        for name in (season.name, *season.names) if season.number > 0 else ():
+            own = " ".join(w for w in title_key(name or "").split() if w not in ARTICLES)
+            if own and any(own == w or (len(w) > 3 and own.endswith(" " + w)) for w in forms):
                 return season.number
     if wanted in ("final season", "final", "last season") and len(numbers) > 1:
         # "The Final Season": the last one there is, of a show that has had others

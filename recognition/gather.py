@@ -132,6 +132,12 @@ async def find_title(
         if index and found.strong():
             break
         await _search_kind(kind, query, lookup, found, language, forms=not index)
+        if not index and kind == "series" and not found.strong():
+            # "Doctor Who - The Snowmen (2012 Christmas Special)": the show found, its
+            # seasons, specials and episodes may name the rest, before the other kind.
+            await _season_names(found.query, lookup, found, language)
+            await _titled_episode(found.query, lookup, found, language)
+            await _specials(found.query, lookup, found)
     query = found.query  # with the forms of the title that are readings of their own
     if not found.strong() and recognized.fallback_titles:
         # The weaker names count only when the title found nothing strong.
@@ -146,6 +152,8 @@ async def find_title(
         await _performer_first(query, lookup, found, language)
     if not found.titled() and query.readings:
         await _leading_words(query.readings[0], lookup, found, language)
+    if not found.strong():
+        await _season_names(query, lookup, found, language)
     await _aired(query, lookup, found)
     await _titled_episode(query, lookup, found, language)
     await _specials(query, lookup, found)
@@ -306,16 +314,60 @@ async def _performer_first(query: Query, lookup: Lookup, found: "_Found", langua
 
 async def _leading_words(first: Reading, lookup: Lookup, found: "_Found", language: str) -> None:
     """Nothing found by the whole title: its leading words, the longest first, down to
-    two, as a show ("Black Mirror White Christmas" → "Black Mirror"). Searched only:
-    what is found is weighed by the whole, so the rest must be explained (a special's
-    name, a season's)."""
+    two, as a show ("Black Mirror White Christmas" → "Black Mirror"), without the words
+    no name ends with ("Game of Thrones The" is "Game of Thrones", "Monster The"
+    "Monster"), each once and in its own language only. Searched only: what is found is
+    weighed by the whole, so the rest must be explained (a special's name, a season's)."""
     kind: MediaKind = "series"
     words = first.title.split()
+    searched = set()
     for count in range(len(words) - 1, 1, -1):
-        await _search(kind, Reading(" ".join(words[:count]), first.year), lookup, found, language)
+        leading = words[:count]
+        while leading and leading[-1].casefold() in _LINKING:
+            leading = leading[:-1]  # "Game of Thrones The": no show's name ends so
+        if not leading or tuple(leading) in searched:
+            continue
+        searched.add(tuple(leading))
+        reading = Reading(" ".join(leading), first.year)
+        await _search(kind, reading, lookup, found, language, retry=False)
         await _details(kind, lookup, found)
         if found.titled():
             return
+
+
+# Words a title does not end with: articles, prepositions, conjunctions.
+_LINKING = ARTICLES | {"of", "and", "in", "on", "at", "to", "for", "with", "from", "by", "&", "-"}
+
+
+async def _season_names(query: Query, lookup: Lookup, found: "_Found", language: str) -> None:
+    """Words past the likeliest show's name in another language than the person's
+    ("American Horror Story - Coven" under ru-RU, where TMDB names season 3 "Шабаш"):
+    its seasons' names in the words' language (its details once more), which may name
+    one of them. Only for numbered files: the words of an unnumbered one are rather an
+    episode's name ("Sherlock - A Scandal in Belgravia")."""
+    if not query.episodes and not query.seasons:
+        return
+    show = next(iter(found.shows()), None)
+    evidence = show.evidence if show is not None else None
+    words = evidence.unexplained or evidence.season_words if evidence is not None else None
+    if show is None or not words or not any(s.number > 0 for s in show.seasons or ()):
+        return
+    written = _written_in(Reading(words, None), language, query.language)
+    if written.split("-")[0] == language.split("-")[0]:
+        return  # the names fetched are in the words' language
+    try:
+        other = await lookup.details(show, written)
+    except RejectedError:
+        return
+    names = {s.number: s.name for s in other.seasons or () if s.name} if other else {}
+    if names:
+        seasons = tuple(
+            s._replace(names=tuple(dict.fromkeys((*s.names, names[s.number]))))
+            if names.get(s.number) not in (None, s.name)
+            else s
+            for s in show.seasons or ()
+        )
+        found.add([replace(show, seasons=seasons)], detailed=True)
 
 
 async def _search(
@@ -390,8 +442,11 @@ async def _aired(query: Query, lookup: Lookup, found: "_Found") -> None:
 async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
     """One video without a number whose name says more than a show's title ("Extras
     Christmas Special", "Doctor.Who.2005.The.Christmas.Invasion"): the specials
-    (season 0) of the two likeliest shows that have some, to find it by its name."""
-    if not query.unnumbered:
+    (season 0) of the two likeliest shows that have some, to find it by its name. Also
+    for a special numbered and titled ("Sherlock.S00E04.The.Abominable.Bride"): each
+    database numbers specials its own way, TMDB's names place it."""
+    titled = any(season == 0 for _, season, _, _ in query.titled)
+    if not query.unnumbered and not titled:
         return
     shows = [
         c
@@ -401,6 +456,7 @@ async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
             len(query.unnumbered) + len(query.episodes) > 1
             or query.episode_title
             or query.specials
+            or titled
             or (c.evidence and c.evidence.unexplained)
         )
     ]
@@ -432,9 +488,14 @@ async def _titled_episode(query: Query, lookup: Lookup, found: "_Found", languag
     for show in shows[:2]:
         words = [show.evidence.unexplained] if show.evidence and show.evidence.unexplained else []
         have = sorted(s.number for s in show.seasons or ())
+        if 0 in have and any(_SPECIAL_WORD.search(w) for w in words):
+            have = [0]  # "Top Gear Vietnam Special": one of its specials
         written = _names_languages(words, language, query.language, show.language)[0]
         if not await _seasons_naming(show, have, words, written, lookup, found):
             return
+
+
+_SPECIAL_WORD = re.compile(r"(?i)\bspecial\b")
 
 
 async def _episode_lists(query: Query, lookup: Lookup, found: "_Found", language: str) -> None:

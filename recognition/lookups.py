@@ -23,7 +23,9 @@ class Catalogue(Protocol):
         self, kind: MediaKind, title: str, year: int | None, *, language: str
     ) -> list[Candidate]: ...
 
-    async def details(self, kind: MediaKind, tmdb_id: int | str) -> Candidate: ...
+    async def details(
+        self, kind: MediaKind, tmdb_id: int | str, *, language: str | None = None
+    ) -> Candidate: ...
 
     async def find(self, imdb_id: str) -> list[Candidate]: ...
 
@@ -57,14 +59,20 @@ class Lookup:
         found: list[Candidate] = self.cache[key]
         return found
 
-    async def details(self, candidate: Candidate) -> Candidate | None:
-        key = ("details", candidate.kind, candidate.provider_id)
+    async def details(self, candidate: Candidate, language: str | None = None) -> Candidate | None:
+        """The candidate's details; ``language``: its names (its seasons') in it (the
+        person's when None)."""
+        key: tuple[Any, ...] = ("details", candidate.kind, candidate.provider_id)
+        key += (language,) if language else ()
         if not self._has_room(key):
             return None
         if key not in self.cache:
             self.spent += 1
-            self.cache[key] = await self.catalogue.details(
-                candidate.kind, candidate.provider_id or ""
+            kind, tmdb_id = candidate.kind, candidate.provider_id or ""
+            self.cache[key] = await (
+                self.catalogue.details(kind, tmdb_id, language=language)
+                if language
+                else self.catalogue.details(kind, tmdb_id)
             )
         detailed: Candidate = self.cache[key]
         return detailed

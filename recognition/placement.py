@@ -40,8 +40,14 @@ def placed(
     files = _as_listed(files, listed)
     files = _without_added_films(files)
     if named is not None:
+        # A box of specials ("Show - Specials"): its own numbers are not TMDB's, only
+        # the names TMDB lists place its files (the others are asked).
         files = [
-            replace(f, season=named, absolute=f.season is None)
+            (
+                replace(f, season=named, absolute=f.season is None)
+                if named
+                else replace(f, season=0, episodes=(), absolute=False)
+            )
             if f.role == "video" and f.season in (None, 1)
             else f
             for f in files

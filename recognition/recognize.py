@@ -31,6 +31,7 @@ from recognition.parsing.episodes import (
     counts_on,
     disc_track,
     episode_name,
+    number_name,
     numbered_title,
     numbered_within,
     special_of,
@@ -308,7 +309,7 @@ def _files(roles: Sequence[FileRole], read: _Read, torrent_name: str) -> tuple[R
         )
         for path, parsed in read.parses.items()
     }
-    videos = _titled_pack(_disc_tracks(videos, read))
+    videos = _titled_pack(_disc_tracks(videos, read), (read.base.title, read.base.alt_title))
     result = []
     for role in roles:
         if role.role == "video":
@@ -320,13 +321,23 @@ def _files(roles: Sequence[FileRole], read: _Read, torrent_name: str) -> tuple[R
     return tuple(result)
 
 
-def _titled_pack(videos: Mapping[str, RecognizedFile]) -> dict[str, RecognizedFile]:
+def _titled_pack(
+    videos: Mapping[str, RecognizedFile], titles: tuple[str | None, ...]
+) -> dict[str, RecognizedFile]:
     """A pack named by episode titles ("Tabula Rasa.avi" has no number): a number that
     is a word of another's title ("Exodus Part 1", "Two Cars in Every Garage") is no
-    episode number; TMDB's names place it, or it is asked."""
+    episode number; TMDB's names place it, or it is asked. A name that is a number
+    alone ("42.avi") may be a title too."""
     titled = any(
         f.name and not f.episodes and f.date is None and not f.special for f in videos.values()
     )
+    if titled:
+        videos = {
+            path: replace(f, name=number)
+            if f.episodes and not f.name and (number := number_name(path, titles))
+            else f
+            for path, f in videos.items()
+        }
     return {
         path: replace(f, episodes=(), absolute=False)
         if titled and f.name and f.episodes and numbered_within(f.name)

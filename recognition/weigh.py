@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from recognition.candidates import (
+    AiredEpisode,
     AiredMatch,
     Candidate,
     CountryMatch,
@@ -323,9 +324,16 @@ def _special(
     for name in (words, query.episode_title):
         if not name:
             continue
-        hits = [e for e in specials if _episode_key(e.name or "") == _episode_key(name)]
-        if len(hits) > 1 and year is not None:  # two "Christmas Special"s: the year's
-            hits = [e for e in hits if (e.air_date or "")[:4] == str(year)]
+        # "Christmas Special 2010" of "Doctor.Who.2005.Christmas.Special.2010": its year
+        own = _OWN_YEAR.search(name)
+        bare, when = (name[: own.start()], int(own[1])) if own else (name, year)
+        hits = [e for e in specials if _episode_key(e.name or "") == _episode_key(bare)]
+        if len(hits) > 1 and when is not None:  # two "Christmas Special"s: the year's
+            hits = [e for e in hits if (e.air_date or "")[:4] == str(when)]
+        if not hits:
+            # The release's year may be the show's own: only a year apart from it dates one.
+            dated = when if own or when != candidate.year else None
+            hits = _on_holiday(bare, dated, candidate)
         if len(hits) == 1:
             return query.unnumbered[0], 0, hits[0].number
     if query.special and len(specials) == 1:
@@ -339,6 +347,35 @@ def _special(
             season, number = named.pop()
             return query.unnumbered[0], season, number
     return None
+
+
+_OWN_YEAR = re.compile(r"\s+\(?((?:19|20)\d\d)\)?$")
+# A holiday's special is the one TMDB's specials list aired then: (month-day, month-day)
+# of its year, "New Year's" on either side of it.
+_HOLIDAYS = (
+    (re.compile(r"\b(?:christmas|xmas)\b"), (("12-18", "12-31"),)),
+    (re.compile(r"\bnew years?\b"), (("01-01", "01-02"), ("12-31", "12-31"))),
+    (re.compile(r"\bhalloween\b"), (("10-24", "11-01"),)),
+    (re.compile(r"\beaster\b"), (("03-20", "04-27"),)),
+)
+
+
+def _on_holiday(words: str, year: int | None, candidate: Candidate) -> list[AiredEpisode]:
+    """The specials TMDB lists as aired on the holiday ``words`` name, in ``year``
+    ("Christmas Special 2010": 18-31 December 2010; "New Year's Day Special 2016": 31
+    December 2015 to 2 January 2016, or New Year's Eve 2016)."""
+    key = title_key(words)
+    windows = next((w for holiday, w in _HOLIDAYS if holiday.search(key)), ())
+    if year is None or not windows:
+        return []
+    spans = [(f"{year}-{start}", f"{year}-{end}") for start, end in windows]
+    if "01-01" in {start for start, _ in windows}:
+        spans.append((f"{year - 1}-12-31", f"{year - 1}-12-31"))
+    return [
+        e
+        for e in candidate.aired
+        if e.season == 0 and e.air_date and any(lo <= e.air_date[:10] <= hi for lo, hi in spans)
+    ]
 
 
 def _in_box(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], ...]:
@@ -408,9 +445,38 @@ def _by_names(
         taken = {p for p, s, e in found if claimed[(s, e)] > 1 and (parts[p] > 1) == merged}
         found = [row for row in found if row[0] not in taken]
     found += _by_numbered_names(query, candidate, named, own)
+    placed = {f[0] for f in found}
+    found += _by_marker([(p, n) for p, n in query.specials if p not in placed], candidate)
     if not any(path == f[0] for path, _ in query.specials for f in found):
         found += _in_order(query, candidate)
     return tuple(found)
+
+
+def _by_marker(
+    specials: Sequence[tuple[str, int | None]], candidate: Candidate
+) -> list[tuple[str, int, int]]:
+    """Specials numbered on their own ("OVA 3", "OVA2", "[OVA] - 04") whose marker and
+    number TMDB writes into one special's name ("Land vs. Air (OVA 3)", "OVA 2: …"):
+    that special; none when no special's name, or several, holds them."""
+    found = []
+    for path, number in specials:
+        if number is None:
+            continue
+        marked = re.compile(rf"\b(?:{'|'.join(_MARKERS)}) ?0*{number}\b")
+        hits = {
+            e.number
+            for e in candidate.aired
+            if e.season == 0 and e.name and marked.search(title_key(e.name))
+        }
+        if len(hits) == 1:
+            found.append((path, 0, hits.pop()))
+    return found
+
+
+# The words that mark a special numbered on its own, as TMDB's names may hold them.
+_MARKERS = ("ova", "oad", "ona", "sp", "special")
+# A special's marker and number before its title ("OVA 2 - Training of the Dead").
+_MARKED = re.compile(r"^(?:(?:ova|oad|ona)(?: ?\d{1,3})?|(?:sp|special) ?\d{1,3}) (?=\S)")
 
 
 def _episodes_named(
@@ -424,8 +490,10 @@ def _episodes_named(
     key = _name_key(words)
     if not key:
         return []
-    # The show's name may open the file's, or the episode's ("Lost in Translation").
+    # The show's name may open the file's, or the episode's ("Lost in Translation"); a
+    # special's marker and number its title ("OVA 2 - Training of the Dead").
     keys = {key} | {key[len(n) + 1 :] for n in own if key.startswith(n + " ")}
+    keys |= {_MARKED.sub("", k) for k in keys}
     listed = [
         e
         for e in candidate.aired
@@ -805,6 +873,11 @@ def _seasons(
     if not query.episodes and not query.seasons:
         return "none", None
     if named is not None:
+        # "American Horror Story - Coven - Season 2": a season by its name (3), another
+        # by its number; the release contradicts itself.
+        numbered = {*query.seasons, *(s for s, _, _ in query.episodes if s is not None)}
+        if other := sorted(numbered - {0, 1, named}):
+            return "misfit", f"S{other[0]:02d}"
         query = replace(
             query,
             seasons=tuple(named if s == 1 else s for s in query.seasons) or (named,),
@@ -826,7 +899,10 @@ def _seasons(
             if episode > sum(regular.values()):
                 return "misfit", f"E{episode:02d}"
         elif season == 0:
-            if 0 in counts and episode > counts[0]:
+            # Each database numbers specials its own way: one with a title (TMDB's names
+            # may place it) is no misfit.
+            titled = any(s == 0 and e == episode for _, s, e, _ in query.titled)
+            if 0 in counts and episode > counts[0] and not titled:
                 return "misfit", f"S00E{episode:02d}"
         elif season not in regular:
             return "misfit", f"S{season:02d}"

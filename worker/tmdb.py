@@ -108,16 +108,19 @@ class TmdbClient:
             raise UnreachableError(SYSTEM, "search answer without results")
         return _candidates(kind, results)
 
-    async def details(self, kind: MediaKind, tmdb_id: int | str) -> Candidate:
+    async def details(
+        self, kind: MediaKind, tmdb_id: int | str, *, language: str | None = None
+    ) -> Candidate:
         """One movie or show by its TMDB id, with every name TMDB knows it by (its
         alternative titles and translations), its countries, seasons and IMDb id; an
-        unknown id is a ``RejectedError``."""
+        unknown id is a ``RejectedError``. ``language``: the names it gives (a show's
+        title, its seasons') are in it (default: ``metadata.language``)."""
         number = parse_tmdb_id(tmdb_id)
         if number is None:
             raise RejectedError(SYSTEM, f"not a TMDB id: {str(tmdb_id)[:40]!r}")
         path = _PATHS[kind]
         params = {"append_to_response": "alternative_titles,translations,external_ids"}
-        answer = await self._get(f"{path}/{number}", params, f"{path}_details")
+        answer = await self._get(f"{path}/{number}", params, f"{path}_details", language)
         found = _candidate(kind, answer)
         if found is None:
             raise RejectedError(SYSTEM, "details answer without a valid id")

@@ -23,6 +23,7 @@ _PART_ALONE = re.compile(r"(?i)(?:Part|Cour)\s*(\d{1,2})")  # "2nd Season Part 2
 _SPECIAL = re.compile(r"(?i)[\s\-]+(?:OVA|OAD|ONA|SP|Specials?|NC(?:OP|ED)\d*)$")
 _OVA_IN_BRACKETS = re.compile(r"(?i)\s*\((OVA|OAD|ONA)\)$")
 _OVA_AT_END = re.compile(r"(?i)[\s\-]+(OVA|OAD|ONA)$")
+_TYPE_IN_BRACKETS = re.compile(r"(?i)\[(?:OVA|OAD|ONA)\]")  # "Show [OVA] - 04"
 _MOVIE = re.compile(r"(?i)[\s\-]+(?:The\s+)?Movie$")
 _MOVIE_WORD = re.compile(r"(?i)(?:the\s+)?movie")
 _ENGLISH_IN_BRACKETS = re.compile(r"^(?P<title>.+?)\s*\((?P<other>[^()]*[A-Za-z][^()]*)\)$")
@@ -103,6 +104,8 @@ def parse_anime(name: str) -> AnimeName | None:
         # "Jujutsu Kaisen 0 - The Movie": the number is the film's, not an episode.
         title, episodes, episode_title, movie = f"{title} {episodes[0]}", (), None, True
     special = _SPECIAL.search(title) is not None or fraction
+    if not special and not movie and _TYPE_IN_BRACKETS.search(name):
+        title, special = f"{title} (OVA)", True  # "Show [OVA] - 04", read as "Show (OVA) - 04"
     part = _COUR.search(title) or _PART_ALONE.fullmatch(episode_title or "")
     if part is not None and part.re is _PART_ALONE:
         episode_title = None
@@ -230,7 +233,8 @@ def _number_of_the_title(
     number anitopy took for the episode ends the title when what follows its dash is
     the episode or the name of a special."""
     numbers = _values(found_numbers(name, title))
-    if len(numbers) != 1:
+    if len(numbers) != 1 or _OVA_AT_END.search(title):
+        # "Show - OVA 2 - Title": the number after the marker is the special's own
         return title, episodes, episode_title
     if episode_title is not None and _LEADING_NUMBER.fullmatch(episode_title):
         return f"{title} {numbers[0]}", _episodes(episode_title.split("v")[0]), None

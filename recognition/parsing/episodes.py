@@ -69,6 +69,8 @@ _SPECIAL_MARK = re.compile(
     r"|specials?[\s._-]*(?:\(?(?:part|pt)[\s._-]*)?(\d{1,3}))"  # "Christmas Special (Part 1)"
     r"(?![a-z0-9])"
 )
+_MARK_IN_BRACKETS = re.compile(r"(?i)[\[(](?:ova|oad|ona|sp)[\])]")
+_FANSUB_NUMBER = re.compile(r"\s[-–]\s(\d{1,3})(?:v\d)?\s*$")
 _SEASON_EPISODE = re.compile(
     r"(?i)(?<![a-z0-9])(?:s\d{1,4}[ ._-]?e\d{1,4}|\d{1,2}x\d{2,3})(?![0-9])"
 )
@@ -83,6 +85,15 @@ def episode_name(path: str, titles: Iterable[str | None]) -> str | None:
     stem = _without_tags(PurePosixPath(path.replace("\\", "/")).stem)
     if _EXPLICIT.search(stem):
         return None
+    rest = _SEASON_MARK.sub(" ", _past_title(stem, titles)).strip(" -–._")
+    rest = _TRAILING_YEAR.sub("", _LEADING_YEAR.sub("", rest)).strip(" -–._")
+    if not re.search(r"[^\W\d_]", rest) or _LEADING_NUMBER.match(rest):
+        return None
+    return rest
+
+
+def _past_title(stem: str, titles: Iterable[str | None]) -> str:
+    """The words of ``stem`` after the show's name, as written."""
     words = fold(stem)
     # "Gavin & Stacey" is written "Gavin.and.Stacey" too.
     spelled = {form for t in titles if t for form in (fold(t), fold(t.replace("&", " and ")))}
@@ -90,11 +101,15 @@ def episode_name(path: str, titles: Iterable[str | None]) -> str | None:
         if title and (words == title or words.startswith(title + " ")):
             words = words[len(title) :].strip()
             break
-    rest = _SEASON_MARK.sub(" ", _after(stem, words)).strip(" -–._")
-    rest = _TRAILING_YEAR.sub("", _LEADING_YEAR.sub("", rest)).strip(" -–._")
-    if not re.search(r"[^\W\d_]", rest) or _LEADING_NUMBER.match(rest):
-        return None
-    return rest
+    return _after(stem, words)
+
+
+def number_name(path: str, titles: Iterable[str | None]) -> str | None:
+    """The number a name is made of alone, past the show's name ("42.avi", "Doctor Who
+    - 42.avi"): in a pack named by titles, maybe an episode's title (Doctor Who's "42")."""
+    stem = _without_tags(PurePosixPath(path.replace("\\", "/")).stem)
+    rest = _past_title(stem, titles).strip(" -–._")
+    return rest if re.fullmatch(r"\d{1,4}", rest) else None
 
 
 # A disc's folder of a DVD or Blu-ray box ("Disc 1", "DVD2", "Диск 1"): the number that
@@ -227,12 +242,15 @@ def special_of(path: str, episodes: tuple[int, ...]) -> tuple[bool, int | None]:
         fold(part) in _SPECIAL_FOLDERS or fold(part).endswith(" specials")
         for part in pure.parts[:-1]
     )
-    if mark is None and not in_folder:
+    bracketed = _MARK_IN_BRACKETS.search(pure.stem) is not None  # "Show [OVA] - 04"
+    if mark is None and not in_folder and not bracketed:
         return False, None
     if mark is not None and (own := mark.group(1) or mark.group(2)):
         return True, int(own)
     if len(episodes) == 1:
         return True, episodes[0]
+    if bracketed and (fansub := _FANSUB_NUMBER.search(stem)) is not None:
+        return True, int(fansub.group(1))
     numbers = _NUMBER.findall(stem[mark.end() :] if mark is not None else stem)
     return True, int(numbers[0]) if len(numbers) == 1 else None
 

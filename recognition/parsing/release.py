@@ -248,13 +248,18 @@ def _parse_scene(
     ):
         parsed = replace(parsed, episode_title=None)  # guessit's rest of a versioned title
     if named_special is not None and named_special.start() > 0:
+        episode_title = named_special.group(1)
+        if title and year and (shows := _SHOW_YEAR.search(title)) and int(shows[1]) != year:
+            # "Doctor.Who.2005.Christmas.Special.2010": the show's year, then the special's
+            title, episode_title = title[: shows.start()], f"{episode_title} {year}"
+            parsed = replace(parsed, title=title, year=int(shows[1]))
         parsed = replace(
             parsed,
             kind="series",
             special=True,
             season=None,
             episodes=(),
-            episode_title=named_special.group(1),
+            episode_title=episode_title,
         )
     return replace(parsed, country=country, title_with_year=title_with_year)
 
@@ -738,9 +743,10 @@ _PART_WORD = re.compile(
 # A season's folder: "Season 2", "Series 2" (British), "Сезон 2".
 _COMPLETE_AT_END = re.compile(r"(?i)(?<=\w)\s+complete$")
 _NAMED_SPECIAL = re.compile(
-    r"(?i)\s+((?:christmas|xmas|holiday|halloween|easter|new\s+year'?s?|reunion|anniversary)"
-    r"\s+special(?:\s+part\s+\d+)?)$"
+    r"(?i)\s+((?:christmas|xmas|holiday|halloween|easter|new\s+year'?s?(?:\s+(?:day|eve))?"
+    r"|reunion|anniversary)\s+special(?:\s+part\s+\d+)?)$"
 )
+_SHOW_YEAR = re.compile(r"(?<=\S)\s+\(?((?:19|20)\d\d)\)?$")  # "Doctor Who 2005"
 # "Sherlock.Series.1-4", "Peep Show Series 3": a British season, after a title.
 _BRITISH_SERIES = re.compile(
     r"(?i)(?<=[^\W_])(?:\s-)?([ ._])series[ ._](\d{1,2})(?:[ ._]?-[ ._]?(\d{1,2}))?(?![\d])"

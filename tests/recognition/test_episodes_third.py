@@ -213,7 +213,9 @@ class _Seasons:
     ) -> list[Candidate]:
         return []
 
-    async def details(self, kind: MediaKind, tmdb_id: int | str) -> Candidate:
+    async def details(
+        self, kind: MediaKind, tmdb_id: int | str, *, language: str | None = None
+    ) -> Candidate:
         raise AssertionError
 
     async def find(self, imdb_id: str) -> list[Candidate]:

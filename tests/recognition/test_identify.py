@@ -39,7 +39,9 @@ class Shelf:
         self._call(f"search {kind} {title}")
         return [c for c in self.titles if c.kind == kind and title_key(c.title) == title_key(title)]
 
-    async def details(self, kind: MediaKind, tmdb_id: int | str) -> Candidate:
+    async def details(
+        self, kind: MediaKind, tmdb_id: int | str, *, language: str | None = None
+    ) -> Candidate:
         self._call(f"details {kind} {tmdb_id}")
         found = [c for c in self.titles if (c.kind, c.provider_id) == (kind, str(tmdb_id))]
         if not found:

@@ -37,7 +37,9 @@ class Search:
             if c.kind == kind and any(matches(title, name) for name in c.all_names())
         ]
 
-    async def details(self, kind: MediaKind, tmdb_id: int | str) -> Candidate:
+    async def details(
+        self, kind: MediaKind, tmdb_id: int | str, *, language: str | None = None
+    ) -> Candidate:
         self.calls.append(f"details {kind} {tmdb_id}")
         return next(c for c in self.titles if (c.kind, c.provider_id) == (kind, str(tmdb_id)))
 

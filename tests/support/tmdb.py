@@ -26,7 +26,8 @@ and field names, and its errors are TMDB's JSON (``{"status_code": N, "status_me
   ``tests/contract/test_tmdb.py`` (the parts jellybit uses: ``tests/data/tmdb/``).
 - **Language**: ``language=ru-RU`` (or ``ru``) answers the Russian translation where the
   catalogue has one, English otherwise (TMDB's fallback); a season's episodes too (an
-  episode's ``translations`` in the set: ``de-DE`` answers its German name).
+  episode's ``translations`` in the set: ``de-DE`` answers its German name), and a
+  season's own name (its ``translations``: TMDB's ``ru-RU`` "Шабаш" for "Coven").
 - **Faults**: ``fail_next(status, retry_after=None, times=1)`` answers the next request(s)
   with TMDB's error for that status (and a ``Retry-After`` header: the one given, for a 429
   ``RETRY_AFTER`` seconds otherwise);
@@ -144,10 +145,15 @@ class Season:
     air_date: str = ""
     name: str = ""  # TMDB's: "Season 2", "Specials", or the season's own name
     episodes: tuple[Episode, ...] = ()  # when the set gives them; else numbered weekly
+    translations: Mapping[str, str] = field(default_factory=dict)  # iso_639_1 -> its name
 
     @property
     def shown_name(self) -> str:
         return self.name or ("Specials" if self.number == 0 else f"Season {self.number}")
+
+    def localized(self, language: str) -> str:
+        """Its name in ``language``: a translation the set gives, else the English one."""
+        return self.translations.get(language.lower().split("-")[0]) or self.shown_name
 
 
 @dataclass(frozen=True)
@@ -249,6 +255,7 @@ def _season_of(item: Mapping[str, Any]) -> Season:
         str(item.get("air_date") or ""),
         str(item.get("name") or ""),
         episodes,
+        dict(item.get("translations") or {}),
     )
 
 
@@ -776,7 +783,7 @@ class FakeTmdb(HttpFake):
                     "air_date": season.air_date or None,
                     "episode_count": season.episode_count,
                     "id": entry.id * 100 + season.number,
-                    "name": season.shown_name,
+                    "name": season.localized(language),
                     "overview": "",
                     "poster_path": None,
                     "season_number": season.number,
@@ -881,7 +888,7 @@ def _season_body(entry: Entry, season: Season, language: str = "en-US") -> Json:
         "_id": f"{entry.id:x}{season.number:04x}",
         "air_date": season.air_date or None,
         "episodes": episodes,
-        "name": season.shown_name,
+        "name": season.localized(language),
         "overview": "",
         "id": entry.id * 100 + season.number,
         "poster_path": None,
