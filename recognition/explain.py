@@ -48,7 +48,7 @@ class Named(Protocol):
 # ("Live at the Montreal Forum"; "Live", "In Concert" after a tour's name), its maker
 # ("A Film by Beyoncé").
 _EDITION = re.compile(
-    r"(?:\d+\w* anniversary|extended \w+|\w+) (?:version|cut|edition)"
+    r"(?:\d+\w* anniversary|extended \w+|\w+(?: and \w+)?) (?:version|cut|edition)"
     r"|remastered|restored|uncut|unrated|extended|imax"
     r"|live (?:at|in|from) .+|(?:a )?film by .+"
     r"|live|(?:live )?in concert|(?:the )?concert(?: film)?"
@@ -72,7 +72,7 @@ def without_edition(title: str) -> str | None:
     Swift The Eras Tour Taylors Version" → "… The Eras Tour", "Queen Rock Montreal Live
     at the Montreal Forum" → "Queen Rock Montreal"); None when they name none."""
     words = title.split()
-    for count in (3, 2, 1):
+    for count in (4, 3, 2, 1):  # "Black and Chrome Edition"
         if len(words) > count and is_edition(title_key(" ".join(words[-count:]))):
             return " ".join(words[:-count])
     shorter = _VENUE_OR_MAKER.sub("", title)
@@ -109,7 +109,8 @@ def explain(
     if rest is None:
         return NOTHING
     words = " ".join(rest)
-    if any(_starts(name, rest) for name in [*main_names, *other_names]):
+    again = rest[1:] if rest[0] == "aka" and rest[1:] else rest  # "Der Untergang aka Downfall"
+    if any(_starts(name, again) for name in [*main_names, *other_names]):
         return NOTHING  # the show's name again, in another language ("… Fullmetal Alchemist")
     season = season_named(rest, seasons)
     if season is not None:
@@ -122,6 +123,10 @@ def explain(
     # a part of the show, maybe one of its seasons by a name they share.
     if words in _OVA and any(_same(key, name) for name in other_names):
         return NOTHING  # "Hellsing OVA" of "Hellsing Ultimate": the OVA series' own name
+    if rest[-1] != "hen" and any(
+        _same(key, name) and _subtitled_as(name, main_names) for name in other_names
+    ):
+        return NOTHING  # the show's whole name in romaji, not one of its parts
     if any(_same(key, name) for name in other_names) or (len(rest) > 1 and rest[-1] == "hen"):
         season = _season_sharing_a_name(rest, seasons, main_names)
         if season is not None:
@@ -145,6 +150,21 @@ def _season_sharing_a_name(
         if s.number > 0 and s.name and names & set(title_key(s.name).split())
     }
     return sharing.pop() if len(sharing) == 1 else None
+
+
+def _subtitled_as(name: str, main_names: Sequence[str]) -> bool:
+    """ "Mushoku Tensei: Isekai Ittara Honki Dasu" beside the title "Mushoku Tensei:
+    Jobless Reincarnation": an alternative name whose subtitle stands where the title's
+    own does is that subtitle in another language — the show's whole name, no part."""
+    stem, *subtitle = _SUBTITLE.split(name, maxsplit=1)
+    if not subtitle or not title_key(stem):
+        return False
+    return any(
+        len(parts := _SUBTITLE.split(main, maxsplit=1)) == 2
+        and title_key(parts[0]) == title_key(stem)
+        and title_key(parts[1])
+        for main in main_names
+    )
 
 
 def _same(key: list[str], name: str) -> bool:
@@ -208,6 +228,6 @@ def _season_number(words: list[str]) -> int | None:
         return int(word)
     if (ordinal := _ORDINAL.match(word)) is not None:
         return int(ordinal.group(1))
-    if re.fullmatch(r"s\d{1,2}", word):
+    if re.fullmatch(r"[st]\d{1,2}", word):  # "S2", Spanish trackers' "T22" (temporada)
         return int(word[1:])
     return None

@@ -2,9 +2,9 @@
 
 ``fold`` is for words in names (case, ``ё``, apostrophes, punctuation); ``title_key``
 is what two titles are compared by: folded, without accents, ``&`` as ``and``, number
-words and Roman numerals as digits, without a leading article. "The Lord of the Rings:
-The Two Towers" and "Lord.of.the.Rings.The.Two.Towers" have the same key, and so do
-"Rocky II" / "Rocky 2" and "Part One" / "Part 1".
+words and Roman numerals as digits, "Volume" as "Vol", without a leading article. "The
+Lord of the Rings: The Two Towers" and "Lord.of.the.Rings.The.Two.Towers" have the same
+key, and so do "Rocky II" / "Rocky 2", "Part One" / "Part 1" and "Volume 1" / "Vol. 1".
 """
 
 import re
@@ -36,6 +36,9 @@ _ROMAN = {
     "xiii": "13",
 }
 
+# Words TMDB's names abbreviate where releases write them out ("Kill Bill: Vol. 1").
+_SHORT = {"volume": "vol"}
+
 
 def fold(text: str) -> str:
     """Casefolded words: apostrophes dropped ("It's" = "Its"), other punctuation as
@@ -48,7 +51,7 @@ def title_key(title: str) -> str:
     """The comparable form of a title (see the module's docstring)."""
     text = unicodedata.normalize("NFKD", title.replace("&", " and "))
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    words = [_NUMBER_WORDS.get(w, _ROMAN.get(w, w)) for w in fold(text).split()]
+    words = [_NUMBER_WORDS.get(w, _ROMAN.get(w, _SHORT.get(w, w))) for w in fold(text).split()]
     if len(words) > 1 and words[0] in ARTICLES:
         words = words[1:]
     return " ".join(words)

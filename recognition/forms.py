@@ -6,7 +6,8 @@ Two", "Avatar 2 The Way of Water" for "Avatar: The Way of Water", "Evangelion 3.
 Can Not Redo" for "Evangelion: 3.0 You Can (Not) Redo", "Jujutsu Kaisen 0 The Movie"
 for "Jujutsu Kaisen 0", "Romeo and Juliet" for "Romeo + Juliet", "Moskva slezam ne
 verit" for "Москва слезам не верит". ``other_forms`` gives those forms, the likeliest
-first; ``recognition.gather`` searches them while nothing strong is found.
+first; ``recognition.gather`` searches them while nothing strong is found. "Volume"
+is searched as TMDB abbreviates it ("Kill Bill: Vol. 1").
 """
 
 import re
@@ -19,6 +20,7 @@ _DIGITS = {word: str(number) for number, word in enumerate(NUMBER_WORDS) if numb
 _NUMBER = re.compile(r"\d+(?:[.+]\d+)*")
 _MOVIE_AT_END = re.compile(r"(?i)\s+(?:the\s+)?movie$")
 _AND = re.compile(r"(?i)\s+(?:and|&)\s+")
+_VOLUME = re.compile(r"(?i)(?<![^\W_])volume(?=\s+\S)")
 # Words that say what a release is ("Сериал Сваты", "Интерны (сериал)", "(фильм)"): no
 # words of its title ("фильм" only in brackets: "Мой любимый фильм" is a title).
 _KIND_WORDS = re.compile(
@@ -45,6 +47,8 @@ def other_forms(title: str, year: int | None) -> tuple[Form, ...]:
         forms.append(Form(bare_kind, weighed=True))  # "Сериал Сваты" is "Сваты"
     if (swapped := numbers_swapped(title)) is not None:
         forms.append(Form(swapped))  # title_key reads both the same
+    if (short := _VOLUME.sub("Vol", title)) != title:
+        forms.append(Form(short))  # "Kill Bill Volume 1": TMDB's "Vol. 1"; title_key too
     film = _MOVIE_AT_END.sub("", title).strip() or title  # "Jujutsu Kaisen 0 The Movie"
     if film != title:
         forms.append(Form(film))

@@ -25,7 +25,7 @@ from recognition.lookups import Lookup
 from recognition.parsing.episodes import name_key, season_years
 from recognition.parsing.release import without_part
 from recognition.recognize import Recognized
-from recognition.weigh import DUBBED_INTO, TITLE_RANK, contradicted, strong
+from recognition.weigh import DUBBED_INTO, TITLE_RANK, contradicted, strong, title_match
 
 DETAILS = 3  # candidates whose details are fetched in one round
 PAGE = 20  # TMDB's page: a full first page may hide the right title on the next
@@ -194,7 +194,9 @@ async def _search_kind(
     # "Shingeki no Kyojin - The Final Season": the show is found by the part before
     # the dash, and weighed by the whole (its season's name must explain the rest).
     # "Lupin Partie 2": the show is found by its name without the part.
-    stem = first.title.split(" - ", 1)[0] if " - " in first.title else without_part(first.title)
+    # "Der Untergang aka Downfall": by the name before the other too.
+    stem = _BESIDE.split(first.title, 1)[0] if _BESIDE.search(first.title) else None
+    stem = stem or without_part(first.title)
     # "… The Eras Tour Taylors Version": the film is found without its edition.
     edition = without_edition(first.title)
     searched = [*others, *([Reading(numerals, first.year)] if numerals else [])]
@@ -214,6 +216,7 @@ async def _search_kind(
             return
         await _search(kind, reading, lookup, found, language, retry=False)
         await _details(kind, lookup, found)
+    await _beside_original(kind, first, lookup, found, language)
     if forms:
         await _other_forms(kind, first, lookup, found, language)
     if not found.strong() and first.year is not None and page is not None and len(page) >= PAGE:
@@ -223,13 +226,38 @@ async def _search_kind(
         await _details(kind, lookup, found)
 
 
+async def _beside_original(
+    kind: MediaKind, first: Reading, lookup: Lookup, found: "_Found", language: str
+) -> None:
+    """ "Os Condenados de Shawshank - The Shawshank Redemption (1994)": a film named by
+    a local title TMDB does not know, a dash, then its original title. The part after
+    the dash is searched as a reading of its own only when the part before it finds
+    nothing (else it may name a show, the rest its episode: "Sherlock - A Scandal in
+    Belgravia") and there is a year (which must then agree: a subtitle's namesake of
+    another year is not strong)."""
+    local, _, original = first.title.partition(" - ")
+    if kind != "movie" or first.year is None or not local.strip() or not original.strip():
+        return
+    if found.strong():
+        return
+    for named in ("movie", "series"):
+        before = await _search(named, Reading(local, None), lookup, found, language, retry=False)
+        if any(title_match(local, n) != "weak" for c in before or () for n in c.all_names()):
+            return  # "Sherlock - A Scandal in Belgravia": a known name, then its part's
+    reading = Reading(original, first.year)
+    found.requery(replace(found.query, readings=(*found.query.readings, reading)))
+    await _search(kind, reading, lookup, found, language, retry=False)
+    await _details(kind, lookup, found)
+
+
 # Season words a fansub glues to a show's name: "… The Final Season", "… 2nd Season",
-# "… Season 2", "… S2", "… III", an arc ("… Yuukaku-hen"); and a season's
-# numeral inside it ("Mushoku Tensei II: Isekai Ittara Honki Dasu").
+# "… Season 2", "… S2" (Spanish trackers' "… T2"), "… III", an arc ("… Yuukaku-hen");
+# and a season's numeral inside it ("Mushoku Tensei II: Isekai Ittara Honki Dasu").
 _GLUED_SEASON = re.compile(
     r"(?i)\s+(?:(?:the\s+)?final(?:\s+season)?|season\s*\d{1,2}|\d{1,2}(?:st|nd|rd|th)\s+season"
-    r"|s\d{1,2}|i{2,3}|iv|vi{0,3}|\S+-hen)$"
+    r"|[st]\d{1,2}|i{2,3}|iv|vi{0,3}|\S+-hen)$"
 )
+_BESIDE = re.compile(r"\s+(?:-|aka|AKA|a\.k\.a\.?)\s+")  # two names of one title
 _GLUED_NUMBER = re.compile(r"\s+\d{1,2}$")
 _INNER_SEASON = re.compile(r"(?i)(?<=\S)\s+(?:i{2,3}|iv|vi{0,3}|s\d{1,2})(?=:?\s+\S)")
 
@@ -287,9 +315,10 @@ async def _other_forms(
 
 async def _performer_first(query: Query, lookup: Lookup, found: "_Found", language: str) -> None:
     """Nothing found by the whole title: a concert or a stand-up special named artist
-    first ("Talking Heads Stop Making Sense", "Aretha Franklin Amazing Grace") is
-    found by its last words — the first one, two or three dropped, two or more left.
-    Only films whose own overview names the dropped words are kept: the rest of a
+    first ("Talking Heads Stop Making Sense", "Aretha Franklin Amazing Grace"), or a
+    film by its other name first ("Mononoke Hime Princess Mononoke"), is found by its
+    last words — the first one, two or three dropped, two or more left. Only films
+    whose own overview or other names hold the dropped words are kept: the rest of a
     search for "Amazing Grace" is no explanation of "Aretha Franklin". Only with a
     year: such a match is taken with one, and without one its searches would only
     take room from the lookups after it."""
@@ -301,15 +330,40 @@ async def _performer_first(query: Query, lookup: Lookup, found: "_Found", langua
         reading = Reading(" ".join(words[dropped:]), first.year)
         written = _written_in(reading, language, query.language)
         page = await lookup.search("movie", reading.title, None, written)
-        explained = [
-            c
-            for c in ranked(query, page or ())
-            if c.evidence is not None and c.evidence.title in ("exact", "close")
-        ]
+        explained = _explained(query, page or ())
+        detailed = False
+        if not explained and page:
+            # Its other name first ("Spirited Away Sen to Chihiro no Kamikakushi"): only
+            # the details of what was found know its other names.
+            explained = _explained(query, await _detailed(ranked(query, page)[:2], lookup))
+            detailed = True
         if explained:
-            found.add(explained)
+            found.add(explained, detailed=detailed)
             await _details("movie", lookup, found)
             return
+
+
+def _explained(query: Query, candidates: Iterable[Candidate]) -> list[Candidate]:
+    """The candidates whose names make the release's title (``weigh``): exact or close."""
+    return [
+        c
+        for c in ranked(query, candidates)
+        if c.evidence is not None and c.evidence.title in ("exact", "close")
+    ]
+
+
+async def _detailed(candidates: Iterable[Candidate], lookup: Lookup) -> list[Candidate]:
+    """The details of ``candidates``, while the lookups last (one TMDB refuses is left out)."""
+    detailed = []
+    for candidate in candidates:
+        try:
+            one = await lookup.details(candidate)
+        except RejectedError:
+            continue
+        if one is None:
+            break
+        detailed.append(one)
+    return detailed
 
 
 async def _leading_words(first: Reading, lookup: Lookup, found: "_Found", language: str) -> None:

@@ -635,10 +635,13 @@ def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
     best: tuple[str, TitleMatch] = ("", "weak")
     for name in candidate.all_names():
         bare = _YEAR_IN_NAME.sub("", name)
-        for form in (name, *_credited(name), *([bare] if bare != name else [])):
+        forms = (name, *_credited(name), *([bare] if bare != name else []), *_slashed(name))
+        for form in forms:
             match = title_match(title, form)
             if TITLE_RANK[match] > TITLE_RANK[best[1]]:
                 best = (name, match)
+    if best[1] != "exact" and (both := _two_names(title, candidate)) is not None:
+        return both, "exact"
     if candidate.kind == "movie" and TITLE_RANK[best[1]] < TITLE_RANK["close"]:
         # A documentary released without its long subtitle ("Fyre", "Summer of Soul").
         key = title_key(title)
@@ -648,6 +651,35 @@ def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
         if best[1] != "close" and (sequel := _sequel_named(title, candidate)) is not None:
             best = (sequel, "close")
     return best
+
+
+# "Bron/Broen": one name of a show in two languages (words of four letters or more:
+# "Face/Off" is one title).
+_SLASHED = re.compile(r"^([^\W\d_]{4,})/([^\W\d_]{4,})$")
+
+
+def _slashed(name: str) -> tuple[str, ...]:
+    """The names a TMDB name of two names joined by a slash holds ("Bron", "Broen")."""
+    found = _SLASHED.match(name.strip())
+    return found.groups() if found else ()
+
+
+def _two_names(title: str, candidate: Candidate) -> str | None:
+    """The name that opens a title made of two of the candidate's own names side by
+    side, nothing or "aka" between ("Il Gladiatore II - Gladiator II", "Spirited Away Sen
+    to Chihiro no Kamikakushi", "Mononoke Hime Princess Mononoke"): a local release
+    writes the title it is known by there beside the original. None: it is not."""
+    key = title_key(title)
+    keys = {title_key(_YEAR_IN_NAME.sub("", n)): n for n in candidate.all_names()}
+    keys.pop("", None)
+    for own, name in keys.items():
+        rest = _AKA.sub("", key[len(own) + 1 :]) if key.startswith(own + " ") else ""
+        if rest and rest != own and rest in keys:
+            return name
+    return None
+
+
+_AKA = re.compile(r"^(?:aka|a k a) ")  # "Der Untergang aka Downfall"
 
 
 # A season's mark inside a title ("Mushoku Tensei II: Isekai Ittara Honki Dasu").

@@ -19,7 +19,7 @@ from recognition.folding import fold, title_key
 SEASON_WORDS = (
     "season", "series", "temporada", "staffel", "saison", "stagione", "sezon", "sezonul",
     "sezona", "sezóna", "säsong", "sæson", "sesong", "seizoen", "kausi", "évad", "сезон",
-    "сезона",
+    "сезона", "saeson", "sasong",
 )  # fmt: skip
 SEASON_WORD = "|".join(SEASON_WORDS)  # as a regular expression's alternatives
 # What numbers an episode outright, and wins over any title: "S01E05", "1x05",

@@ -239,7 +239,10 @@ def _parse_scene(
         title = f"{title} - {guess.subtitle}"  # explained by the candidate, or partial
     if ru is not None:
         title = _before_russian_numbers(title)
-    parsed = _assemble(guess, kind, title, year, _bracketed_title(text, guess), ru)
+    also = _also_known_as(title)[1]  # the title stays whole, as guessit reads it
+    if also is not None:
+        title_with_year = None  # the year follows the other name
+    parsed = _assemble(guess, kind, title, year, _bracketed_title(text, guess) or also, ru)
     if (
         parsed.episode_title
         and title
@@ -276,7 +279,7 @@ def _bracketed_title(text: str, guess: Guess) -> str | None:
     inner = _clean(re.sub(r"[._]", " ", found.group(1)))
     if inner is None or inner.upper() in COUNTRY_TAGS or fold(inner) in _NOT_TITLES:
         return None
-    alone = guess_name(inner, "movie")
+    alone = guess_name(inner, "movie", keep_parts=True)  # "(Dune Part Two)"
     if alone.title != inner or alone.years or alone.language or alone.service:
         return None
     return inner
@@ -287,6 +290,19 @@ _NOT_TITLES = frozenset(
     {"movie", "the movie", "film", "tv", "series", "tv series", "miniseries", "mini series"}
     | {"complete", "ova", "anime", "extended", "unrated", "uncut", "remastered", "theatrical"}
 )
+
+
+# "Der Untergang aka Downfall", "Hagane no Renkinjutsushi Brotherhood | Fullmetal Alchemist
+# Brotherhood": two names of one title ("Aka" capitalized may be a word of one: not read).
+_AKA = re.compile(r"\s+(?:aka|AKA|a\.k\.a\.?|A\.K\.A\.?|\|)\s+")
+
+
+def _also_known_as(title: str | None) -> tuple[str | None, str | None]:
+    """(title, alt_title): a title written with the other name it is also known as."""
+    first, *other = _AKA.split(title or "", maxsplit=1)
+    if other and _clean(first) and _clean(other[0]):
+        return _clean(first), _clean(other[0])
+    return title, None
 
 
 def _guessed(text: str, kind: MediaKind | None) -> Guess:
@@ -392,6 +408,8 @@ def _parse_anime(basename: str, kind: MediaKind | None) -> Parsed | None:
     anime = parse_anime(basename)
     if anime is None or not anime.title:
         return None
+    if anime.alt_title is None and (also := _also_known_as(anime.title))[1] is not None:
+        anime = replace(anime, title=also[0] or anime.title, alt_title=also[1])
     found_kind: Kind
     if kind is not None:
         found_kind = kind
@@ -790,12 +808,14 @@ _ARABIC_ORDINALS = {
 _HAN_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _HAN_DIGITS |= {"十": 10}
 _LOCAL_NUMBER = r"(\d{1,4}(?:\s*[-–]\s*\d{1,4})?|" + "|".join(_ARABIC_ORDINALS) + r")(?![\d\w])"
-# Finnish, Italian plural, Greek, Hebrew, Arabic, Korean: the word, then the number.
+# Finnish, Italian plural, Greek, Hebrew, Arabic, Korean, Danish and Swedish written
+# without their letters: the word, then the number; Korean and Japanese glued to the
+# name before it ("오징어게임시즌2").
 _LOCAL_NUMBERS = (
     (
         re.compile(
-            r"(?i)(?<!\w)(?:kausi|stagioni|σεζόν|σεζον|κύκλος|κυκλος|עונה|الموسم|시즌|sezona|sezóna"
-            r"|сезона|シーズン)[\s._:]*" + _LOCAL_NUMBER
+            r"(?i)(?:(?<!\w)(?:kausi|stagioni|σεζόν|σεζον|κύκλος|κυκλος|עונה|الموسم|sezona|sezóna"
+            r"|сезона|saeson|sasong)|시즌|シーズン)[\s._:]*" + _LOCAL_NUMBER
         ),
         "Season",
     ),
