@@ -69,6 +69,7 @@ def evidence_line(tx: Texts, evidence: Evidence | None, title: str) -> str:
         "exact": "✓ " + tx.plain("same year"),
         "near": "✓ " + tx.plain("the year ±1"),
         "season": "✓ " + tx.plain("the year of a season"),
+        "told": "✓ " + tx.plain("the year its description gives"),
         "far": "✗ " + tx.plain("another year"),
         "unknown": "~ " + tx.plain("no year in the metadata"),
     }

@@ -71,6 +71,9 @@ TEMPLATES: Mapping[str, str] = {
     "auto.country": N_("Picked on its own: the country in the name matches."),
     "auto.language": N_("Picked on its own: the language in the name is its original language."),
     "auto.article": N_("Picked on its own: the name spells its title as it is, article or not."),
+    "auto.whole": N_(
+        "Picked on its own: the name is its whole title, not the start of a longer one."
+    ),
     "auto.service": N_("Picked on its own: the streaming service in the name shows it."),
     "auto.episode": N_("Picked on its own: only its episode has the name the release gives it."),
     "auto.aired": N_("Picked on its own: only it aired an episode on the date in the name."),

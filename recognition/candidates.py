@@ -14,8 +14,10 @@ Provider = Literal["tmdb", "local"]
 MediaKind = Literal["movie", "series"]
 TitleMatch = Literal["exact", "close", "partial", "weak"]
 # "season": the year of one of the show's seasons (a tracker names a season pack
-# "Dark / Сезон: 2 [2019, …]" by the season's year, not the show's).
-YearMatch = Literal["exact", "near", "season", "far", "unknown", "none"]
+# "Dark / Сезон: 2 [2019, …]" by the season's year, not the show's). "told": a year
+# before a film's release that its overview gives (a concert's: "Nirvana.Live.at.
+# Reading.1992" of the film released in 2009).
+YearMatch = Literal["exact", "near", "season", "told", "far", "unknown", "none"]
 # "other": none of a tracker's production countries (weaker than a scene's "UK" tag,
 # which makes it a "mismatch": the release cannot be that title).
 CountryMatch = Literal["match", "other", "mismatch", "none"]
@@ -138,6 +140,10 @@ class Evidence:
     # The release and the original title differ by a leading article ("4400" and
     # "The 4400"): where another title is spelled as the release spells it, not this.
     other_article: bool = False
+    # Its name matched only by the part before a long subtitle, as fansubs shorten a
+    # Japanese show's ("Honzuki no Gekokujou" of "Honzuki no Gekokujou: Shisho ni …"):
+    # a name matched whole is another title's, before this one.
+    shortened: bool = False
     # (path, season, episode) of files TMDB lists: aired on their date, or by name
     listed: tuple[tuple[str, int, int], ...] = ()
     # (the release's season, TMDB's) of a season the release numbers otherwise: TVDB's

@@ -36,6 +36,7 @@ from recognition.weigh import (
     YEAR_RANK,
     confidence,
     contradicted,
+    listed_otherwise,
     weigh,
 )
 
@@ -53,8 +54,9 @@ POPULARITY_FLOOR = 0.5
 class Decision:
     chosen: Candidate | None
     candidates: tuple[Candidate, ...]  # weighed, best first
-    # accepted: identifier | only | aired | episode | listed | pack | complete | year |
-    # country | language | capture | seasons | article | service | runtime | popularity;
+    # accepted: identifier | only | aired | episode | listed | pack | complete | whole |
+    # year | country | language | capture | seasons | article | service | runtime |
+    # popularity;
     # asked: nothing | contradicted | weak | ambiguous | unsure
     rule: str
     confidence: float
@@ -96,6 +98,13 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
             return _review(weighed, "ambiguous", by_popularity)
         group, rule = by_popularity[:1], "popularity"
     chosen = group[0]
+    named = _named_instead(query, chosen, weighed)
+    if named is not None:
+        # Weighed under the reading with the year: its name matches, the year is against.
+        dated = replace(query, readings=tuple(r for r in query.readings if r.year is not None))
+        again = replace(named, evidence=weigh(dated, named))
+        weighed = [again if c is named else c for c in weighed]
+        return _accept(again, weighed, "episode", auto_accept)
     doubts = _doubts(chosen, alive, best_title, weighed)
     if doubts:
         return _review(weighed, "ambiguous", [chosen, *doubts])
@@ -167,6 +176,9 @@ def _doubts(
     by_files = _files_fit_better(chosen, others)
     if by_files:
         return by_files
+    by_year = _year_fits_better(chosen, alive)
+    if by_year:
+        return by_year
     if best_title != TITLE_RANK["exact"] or _ev(chosen).year != "none":
         return []
     start = title_key(_ev(chosen).matched) + " "
@@ -178,6 +190,19 @@ def _doubts(
     # "Frieren" exact for an obscure title while "Frieren: Beyond Journey's End" is
     # what everybody watches: a release may shorten a long title.
     return longer if longer and _popular(longer) >= WIDE * _popular([chosen]) else []
+
+
+def _named_instead(
+    query: Query, chosen: Candidate, others: Sequence[Candidate]
+) -> Candidate | None:
+    """The one show only the year ruled out whose episode of that number has the name
+    the release gives it, while the chosen show lists that episode under another name
+    ("Charmed.2018.S01E01.Something.Wicca.This.Way.Comes": the 1998 show's first, the
+    reboot's is "Pilot"): the number and the name agree on it, only the year does not."""
+    if _ev(chosen).episode_named or not listed_otherwise(query, chosen):
+        return None
+    named = [c for c in others if c is not chosen and _ev(c).year_against and _ev(c).episode_named]
+    return named[0] if len(named) == 1 else None
 
 
 def _files_fit_better(chosen: Candidate, others: Sequence[Candidate]) -> list[Candidate]:
@@ -196,6 +221,17 @@ def _files_fit_better(chosen: Candidate, others: Sequence[Candidate]) -> list[Ca
             (_ev(c).episode_named and not mine.episode_named)
             or (mine.short and not _ev(c).short and _ev(c).seasons == "fit")
         )
+    ]
+
+
+def _year_fits_better(chosen: Candidate, alive: Sequence[Candidate]) -> list[Candidate]:
+    """Films of a nearly equal title whose year is the release's, while the chosen one's
+    is only one off: "Annihilation.2017" is the 2018 film by its title and Patton
+    Oswalt's special of 2017 ("Patton Oswalt: Annihilation") by its year."""
+    if _ev(chosen).year not in ("near", "told"):
+        return []
+    return [
+        c for c in alive if c is not chosen and _ev(c).title == "close" and _ev(c).year == "exact"
     ]
 
 
@@ -297,6 +333,10 @@ def _capture_rank(candidate: Candidate) -> int:
     return int(not _ev(candidate).off_air)
 
 
+def _whole_rank(candidate: Candidate) -> int:
+    return int(not _ev(candidate).shortened)
+
+
 def _fit_rank(candidate: Candidate) -> int:
     return {"fit": 2, "none": 1, "misfit": 0}[_ev(candidate).seasons]
 
@@ -310,6 +350,7 @@ _TIE_BREAKERS: tuple[tuple[str, Callable[[Candidate], int]], ...] = (
     ("listed", _listed_rank),
     ("pack", _pack_rank),
     ("complete", _complete_rank),
+    ("whole", _whole_rank),
     ("year", _year_rank),
     ("country", _country_rank),
     ("language", _language_rank),

@@ -60,6 +60,13 @@ _WHOLE_RUN = re.compile(
     r"|full series)"
 )
 _VENUE_OR_MAKER = re.compile(r"(?i)\s+(?:live\s+(?:at|in|from)|(?:a\s+)?film\s+by)\s+.+$")
+# A tour after a concert film's name ("Beyonce Renaissance World Tour"), its maker as
+# a poster credits him ("Exit Through the Gift Shop A Banksy Film"): searched without;
+# explained only by the film's own overview (``recognition.weigh``).
+_TOUR = re.compile(
+    r"(?i)\s+(?:(?:world|stadium|arena|farewell|reunion|concert)\s+)?tour(?:\s+live)?$"
+    r"|\s+a(?:\s+\S+){1,3}\s+(?:film|joint)$"
+)
 
 
 def is_edition(words: str) -> bool:
@@ -76,6 +83,13 @@ def without_edition(title: str) -> str | None:
         if len(words) > count and is_edition(title_key(" ".join(words[-count:]))):
             return " ".join(words[:-count])
     shorter = _VENUE_OR_MAKER.sub("", title)
+    return shorter if shorter != title and shorter.strip() else None
+
+
+def without_tour(title: str) -> str | None:
+    """The title without the tour or maker its last words name ("Beyonce Renaissance
+    World Tour" → "Beyonce Renaissance"); None when they name none."""
+    shorter = _TOUR.sub("", title)
     return shorter if shorter != title and shorter.strip() else None
 
 
@@ -117,7 +131,11 @@ def explain(
         return Explanation(season=season)
     if words in _SPECIALS and any(s.number == 0 for s in seasons or ()):
         return Explanation(season=0)  # "Sherlock - Specials": its season 0
-    if is_edition(words) or (seasons is not None and _WHOLE_RUN.fullmatch(words)):
+    if seasons is not None and _WHOLE_RUN.fullmatch(words):
+        return Explanation(edition=True)
+    if is_edition(words) and _rest(key, [*main_names, *other_names], whole=True) == rest:
+        # After a whole name only: "Jimi Hendrix Live at Woodstock" is no edition of
+        # "Jimi Hendrix: Electric Church", whose part before the colon is the artist.
         return Explanation(edition=True)
     # An alternative title names it, or the words are an arc ("Yuukaku-hen", "… 編"):
     # a part of the show, maybe one of its seasons by a name they share.
@@ -183,10 +201,15 @@ def _stems(name: str) -> list[str]:
     return [compact(title_key(n)) for n in {name, stem} if title_key(n)]
 
 
-def _rest(key: list[str], names: Sequence[str]) -> list[str] | None:
-    """The words of ``key`` past the longest name (or name without its subtitle)
-    that starts it and is shorter than it; None when none does."""
-    stems = {stem for name in names for stem in _stems(name)}
+def _rest(key: list[str], names: Sequence[str], *, whole: bool = False) -> list[str] | None:
+    """The words of ``key`` past the longest name (or name without its subtitle, unless
+    ``whole``) that starts it and is shorter than it; None when none does."""
+    stems = {
+        stem
+        for name in names
+        for stem in ([compact(title_key(name))] if whole else _stems(name))
+        if stem
+    }
     best = max((n for n in range(1, len(key)) if compact("".join(key[:n])) in stems), default=0)
     if best == 0:
         return None

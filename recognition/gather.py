@@ -18,7 +18,7 @@ from dataclasses import replace
 from core.errors import RejectedError
 from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Reading
 from recognition.decide import Decision, decide, ranked
-from recognition.explain import without_edition
+from recognition.explain import without_edition, without_tour
 from recognition.folding import ARTICLES, numerals_swapped
 from recognition.forms import other_forms
 from recognition.lookups import Lookup
@@ -152,6 +152,8 @@ async def find_title(
         await _performer_first(query, lookup, found, language)
     if not found.titled() and query.readings:
         await _leading_words(query.readings[0], lookup, found, language)
+    if not found.titled() and query.readings and recognized.kind != "series":
+        await _performer_first(query, lookup, found, language, left=1)
     if not found.strong():
         await _season_names(query, lookup, found, language)
     await _aired(query, lookup, found)
@@ -208,7 +210,14 @@ async def _search_kind(
         spelled = _GLUED_NUMBER.sub("", spelled)
     shorter = [
         Reading(t, first.year)
-        for t in (edition, stem, show, spelled, _foreign_bare(first, query))
+        for t in (
+            edition,
+            without_tour(first.title) if kind == "movie" else None,
+            stem,
+            show,
+            spelled,
+            _foreign_bare(first, query),
+        )
         if t
     ]
     for reading in [*searched, *shorter]:
@@ -313,7 +322,9 @@ async def _other_forms(
         await _details(kind, lookup, found)
 
 
-async def _performer_first(query: Query, lookup: Lookup, found: "_Found", language: str) -> None:
+async def _performer_first(
+    query: Query, lookup: Lookup, found: "_Found", language: str, *, left: int = 2
+) -> None:
     """Nothing found by the whole title: a concert or a stand-up special named artist
     first ("Talking Heads Stop Making Sense", "Aretha Franklin Amazing Grace"), or a
     film by its other name first ("Mononoke Hime Princess Mononoke"), is found by its
@@ -321,12 +332,14 @@ async def _performer_first(query: Query, lookup: Lookup, found: "_Found", langua
     whose own overview or other names hold the dropped words are kept: the rest of a
     search for "Amazing Grace" is no explanation of "Aretha Franklin". Only with a
     year: such a match is taken with one, and without one its searches would only
-    take room from the lookups after it."""
+    take room from the lookups after it. One word ``left`` ("Michelle Obama Becoming")
+    only once nothing else found a title: such a search finds many."""
     first = query.readings[0]
     if first.year is None:
         return
     words = [w for w in first.title.split() if any(ch.isalnum() for ch in w)]  # not " - "
-    for dropped in range(1, min(3, len(words) - 2) + 1):
+    drops = range(1, min(3, len(words) - 2) + 1) if left > 1 else [len(words) - 1]
+    for dropped in (d for d in drops if 0 < d <= 3):
         reading = Reading(" ".join(words[dropped:]), first.year)
         written = _written_in(reading, language, query.language)
         page = await lookup.search("movie", reading.title, None, written)

@@ -29,7 +29,7 @@ from recognition.candidates import (
     TitleMatch,
     YearMatch,
 )
-from recognition.explain import explain
+from recognition.explain import explain, without_tour
 from recognition.folding import ARTICLES, compact, fold, title_key
 from recognition.parsing.episodes import name_key
 from recognition.placement import absolute_to_season, renumber, seasons_by_year
@@ -39,6 +39,7 @@ YEAR_RANK: dict[YearMatch, int] = {
     "exact": 3,
     "near": 2,
     "season": 2,
+    "told": 2,
     "unknown": 1,
     "none": 1,
     "far": 0,
@@ -53,6 +54,7 @@ _YEAR_CONFIDENCE: dict[YearMatch, float] = {
     "exact": 0.08,
     "near": 0.05,
     "season": 0.05,
+    "told": 0.05,
     "unknown": -0.05,
     "none": 0.0,
     "far": -0.5,
@@ -216,6 +218,10 @@ def _under_reading(
     special), the year, the season that is named and whether the files fit."""
     reading = replace(reading, title=in_own_words(reading.title, candidate))
     matched, title = _best_name(reading.title, candidate)
+    stem = _romaji_stem(reading.title, candidate) if title != "exact" else None
+    shortened = stem is not None
+    if stem is not None:
+        matched, title = stem, "exact"
     why = explain(
         reading.title,
         [n for n in (candidate.title, candidate.original_title, *candidate.translations) if n],
@@ -237,6 +243,8 @@ def _under_reading(
     performer = _performer_first(reading.title, candidate)
     if performer is not None and TITLE_RANK[performer[1]] > TITLE_RANK[title]:
         matched, title = performer
+    if title != "exact" and (toured := _tour_of(reading.title, candidate)) is not None:
+        matched, title = toured, "exact"
     year = _year(reading.year, candidate, query.seasons, query.special)
     # The season the release names: by the title's words past the show's name, by
     # another reading that is a season's name, by the year a later season began.
@@ -262,6 +270,7 @@ def _under_reading(
         unexplained=None if special is not None else why.unexplained,
         season_words=why.season_words,
         other_article=_other_article(reading.title, candidate.original_title),
+        shortened=shortened,
         listed=_first_per_path(
             known.listed,
             ova,
@@ -306,6 +315,19 @@ def _episode_named(query: Query, candidate: Candidate) -> bool:
             if own and not _GENERIC_EPISODE.fullmatch(own) and (own in given or given in own):
                 return True
     return False
+
+
+def listed_otherwise(query: Query, candidate: Candidate) -> bool:
+    """The one video's episode, as TMDB lists it for this show, has another name than
+    the release gives it ("Shogun.1980.S01E03.Tomorrow.Is.Tomorrow": the miniseries'
+    third is "Part Three")."""
+    if not query.episode_title or len(query.episodes) != 1 or query.episodes[0][0] is None:
+        return False
+    season, episode, _ = query.episodes[0]
+    return any(
+        (listed.season, listed.number) == (season, episode) and listed.name
+        for listed in candidate.aired
+    ) and not _episode_named(query, candidate)
 
 
 # Names TMDB gives episodes of many shows: they tell no show from another.
@@ -682,6 +704,16 @@ def _two_names(title: str, candidate: Candidate) -> str | None:
 _AKA = re.compile(r"^(?:aka|a k a) ")  # "Der Untergang aka Downfall"
 
 
+def _romaji_stem(title: str, candidate: Candidate) -> str | None:
+    """ "Honzuki no Gekokujou" of "Honzuki no Gekokujou: Shisho ni Naru Tame ni wa
+    Shudan wo Erandeiraremasen": fansubs name a Japanese show by its name before the
+    long subtitle TMDB's names keep. The name it is the start of; None: it is not."""
+    if candidate.kind != "series" or candidate.language != "ja":
+        return None
+    key = title_key(title)
+    return next((n for n in candidate.all_names() if key in _stem_keys(n)), None)
+
+
 # A season's mark inside a title ("Mushoku Tensei II: Isekai Ittara Honki Dasu").
 _SEASON_MARK = re.compile(r"(?i)^(?:i{2,3}|iv|vi{0,3}|ix|s\d{1,2}|\d{1,2}(?:st|nd|rd|th)?)[:~]?$")
 _DOUBLED_VOWEL = re.compile(r"([aeiou])\1|(o)u")
@@ -783,6 +815,24 @@ def _performer_first(title: str, candidate: Candidate) -> tuple[str, TitleMatch]
     return best
 
 
+def _tour_of(title: str, candidate: Candidate) -> str | None:
+    """A film's name, then the tour its own overview names after it ("Beyonce
+    Renaissance World Tour" of "Renaissance: A Film by Beyoncé", whose overview is of
+    "… RENAISSANCE WORLD TOUR"), or its maker as a poster credits him ("… Gift Shop A
+    Banksy Film", the overview naming Banksy). The name that matched; None when none."""
+    bare = without_tour(title)
+    if candidate.kind != "movie" or bare is None:
+        return None
+    matched, match = _best_name(bare, candidate)
+    tail = title_key(title)[len(title_key(bare)) :].split()
+    if tail[:1] == ["a"]:
+        named = " ".join(tail[1:-1])  # "a banksy film": Banksy
+    else:
+        named = " ".join([title_key(bare).split()[-1], *tail])  # "renaissance world tour"
+    overview = f" {title_key(candidate.overview or '')} "
+    return matched if match == "exact" and f" {named} " in overview else None
+
+
 def _other_article(title: str, original: str | None) -> bool:
     a, b = fold(title).split(), fold(original or "").split()
     short, long = sorted((a, b), key=len)
@@ -819,7 +869,15 @@ def _year(
         return "season"
     if special and year > candidate.year and any(s.number == 0 for s in candidate.seasons or ()):
         return "season"
+    if candidate.kind == "movie" and year < candidate.year and _told(year, candidate.overview):
+        return "told"
     return "far"
+
+
+def _told(year: int, overview: str | None) -> bool:
+    """The overview gives the year: a concert filmed years before its film came out
+    ("… at the Reading Festival on 30 August 1992"), the event a documentary shows."""
+    return re.search(rf"(?<!\d){year}(?!\d)", overview or "") is not None
 
 
 def _country(query: Query, candidate: Candidate) -> CountryMatch:
@@ -916,9 +974,18 @@ def _seasons(
             episodes=tuple((named if s in (None, 1) else s, e, a) for s, e, a in query.episodes),
         )
     if candidate.kind == "movie":
-        # A season is what a movie cannot have; numbered files ("1 серия", "Part 2")
-        # may be the parts of one.
-        return ("misfit", "movie") if query.kind == "series" and query.seasons else ("none", None)
+        # A season is what a movie cannot have, nor a lone episode past the first as
+        # fansubs number them ("Title - 05": a film's parts come together); numbered files
+        # ("1 серия", "Part 2") may be the parts of one.
+        lone = (
+            len(query.episodes) == 1
+            and query.episodes[0][2]
+            and query.episodes[0][1] > 1
+            and not query.unnumbered
+        )
+        if query.kind == "series" and (query.seasons or lone):
+            return "misfit", "movie"
+        return "none", None
     if candidate.seasons is None:
         return "none", None
     counts = {season.number: season.episodes for season in candidate.seasons}
@@ -1069,7 +1136,11 @@ def confidence(evidence: Evidence, rule: str) -> float:
     """How sure an accepted candidate is, in [0, 1] (``auto_accept`` is its threshold)."""
     if rule == "identifier":
         return 1.0
-    value = _TITLE_CONFIDENCE[evidence.title] + _YEAR_CONFIDENCE[evidence.year]
+    # An episode's name of a show only the year is against: the name outweighs the year.
+    set_aside = rule == "episode" and evidence.year == "far"
+    value = _TITLE_CONFIDENCE[evidence.title] + (
+        0.0 if set_aside else _YEAR_CONFIDENCE[evidence.year]
+    )
     value += 0.04 if evidence.country == "match" else 0.0
     value += 0.04 if evidence.seasons == "fit" else 0.0
     # A show that aired an episode on the file's date, where others of the name did

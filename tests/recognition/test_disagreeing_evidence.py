@@ -121,11 +121,17 @@ def test_an_episode_name_wins_over_the_year() -> None:
     assert chosen(decide(_episode("33"), [SERIES, MINI], AUTO)) == "71365"
 
 
-def test_an_episode_name_of_a_show_the_year_ruled_out_is_asked() -> None:
+def test_an_episode_name_of_a_show_the_year_ruled_out_wins_over_the_year() -> None:
+    """The number and the name agree on the 1978 show, only the year on the miniseries,
+    whose first episode is "Part 1" (tests/recognition/test_decisive.py)."""
     old = title("501", "Battlestar Galactica", 1978, 21, kind="series", seasons=((1, 21, 1978),))
     named = replace(old, aired=(AiredEpisode(1, 1, "Saga of a Star World", None),))
     mini = replace(MINI, aired=(AiredEpisode(1, 1, "Part 1", None),))
     decision = decide(_episode("Saga of a Star World"), [named, mini], AUTO)
+    assert chosen(decision) == "501"
+    assert decision.code == "auto.episode"
+    # The miniseries' list not fetched: asked, never the year alone.
+    decision = decide(_episode("Saga of a Star World"), [named, MINI], AUTO)
     assert decision.chosen is None
     assert offered(decision) >= {"501", "71365"}
 

@@ -221,7 +221,11 @@ def test_seasons_and_episodes_rule_out_what_cannot_be() -> None:
 
 def test_numbered_files_do_not_rule_a_movie_out_but_a_season_does() -> None:
     found = [movie("1", "Гостья из будущего", 1985, 4)]
-    parts = Query("series", (Reading("Гостья из будущего", 1985),), episodes=((None, 3, True),))
+    # As its files are read ("1 серия" … "3 серия"), or as "at least three parts".
+    numbered = tuple((None, n, True) for n in (1, 2, 3))
+    parts = Query("series", (Reading("Гостья из будущего", 1985),), episodes=numbered)
+    assert accepted(decide(parts, found, AUTO)) == "1"
+    parts = Query("unknown", (Reading("Гостья из будущего", 1985),), episodes=((None, 3, True),))
     assert accepted(decide(parts, found, AUTO)) == "1"
     assert decide(series("Гостья из будущего", 1985, (1, 3)), found, AUTO).rule == "contradicted"
 
