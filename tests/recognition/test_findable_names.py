@@ -3,52 +3,17 @@ two names of one title side by side, season words glued to a title or written wi
 their letters, "Volume" for TMDB's "Vol.", editions of several words. The decisions
 are in tests/data/regression/findable.json; here the classes, one by one."""
 
-from dataclasses import dataclass, field, replace
-
 import pytest
 
-from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Reading, Season
+from recognition.candidates import Candidate, Query, Reading, Season
 from recognition.decide import decide
 from recognition.explain import explain, without_edition
 from recognition.folding import title_key
 from recognition.forms import other_forms
-from recognition.identify import Release, identify_download, parse_release_of
-from recognition.lookups import MAX_REQUESTS, Lookup
+from recognition.lookups import MAX_REQUESTS
 from recognition.parsing.release import parse_release
-from recognition.recognize import Recognized, TorrentFile
 from tests.support.candidates import titled
-from tests.support.tmdb import matches
-
-AUTO = 0.85
-
-
-@dataclass
-class Search:
-    """A catalogue in memory that searches as TMDB does (``tests.support.tmdb.matches``);
-    a search result carries the title and original title only, as TMDB's does."""
-
-    titles: list[Candidate]
-    calls: list[str] = field(default_factory=list)
-
-    async def search(
-        self, kind: MediaKind, title: str, year: int | None, *, language: str
-    ) -> list[Candidate]:
-        self.calls.append(f"search {kind} {title}")
-        return [
-            replace(c, names=(), translations=())
-            for c in self.titles
-            if c.kind == kind and any(matches(title, name) for name in c.all_names())
-        ]
-
-    async def details(self, kind: MediaKind, tmdb_id: int | str, **_: object) -> Candidate:
-        self.calls.append(f"details {kind} {tmdb_id}")
-        return next(c for c in self.titles if (c.kind, c.provider_id) == (kind, str(tmdb_id)))
-
-    async def find(self, imdb_id: str) -> list[Candidate]:
-        return []
-
-    async def season(self, tmdb_id: int | str, number: int, **_: object) -> list[AiredEpisode]:
-        return []
+from tests.support.search import AUTO, found
 
 
 def film(id: str, name: str, year: int, popularity: float, *names: str) -> Candidate:
@@ -58,21 +23,6 @@ def film(id: str, name: str, year: int, popularity: float, *names: str) -> Candi
 def show(id: str, name: str, year: int, seasons: int, *names: str) -> Candidate:
     held = tuple(Season(n, 10, year + n - 1) for n in range(1, seasons + 1))
     return titled(id, name, year, 50, kind="series", names=names, seasons=held)
-
-
-async def parse(release: Release, kind: MediaKind | None) -> Recognized:
-    return parse_release_of(release, kind)
-
-
-async def found(name: str, titles: list[Candidate]) -> tuple[str | None, int]:
-    """What ``name`` is taken for, and how many lookups that took."""
-    catalogue = Search(titles)
-    release = Release(name, (TorrentFile(f"{name}.mkv", 10**9),))
-    decision = await identify_download(
-        release, parse, Lookup(catalogue), auto_accept=AUTO, language="ru-RU"
-    )
-    chosen = decision.chosen
-    return (chosen.provider_id if chosen else None), len(catalogue.calls)
 
 
 def chosen(query: Query, titles: list[Candidate]) -> str | None:

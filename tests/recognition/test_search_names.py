@@ -2,54 +2,18 @@
 numbers in titles, a name longer or shorter than TMDB's, local names, punctuation. The
 decisions are in tests/data/regression/search.json; here the classes, one by one."""
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import pytest
 
-from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Reading, Season
+from recognition.candidates import Candidate, Query, Reading, Season
 from recognition.decide import decide
 from recognition.forms import cyrillic_of, numbers_swapped, other_forms, without_inner_numbers
-from recognition.identify import Release, identify_download, parse_release_of
-from recognition.lookups import MAX_REQUESTS, Lookup
+from recognition.lookups import MAX_REQUESTS
 from recognition.parsing.release import parse_release
-from recognition.recognize import Recognized, TorrentFile, recognize
+from recognition.recognize import TorrentFile, recognize
 from recognition.weigh import title_match
-from tests.support.tmdb import matches
-
-AUTO = 0.85
-
-
-@dataclass
-class Search:
-    """A catalogue in memory that searches as TMDB does: every word searched is a word of
-    one of a title's names (``tests.support.tmdb.matches``)."""
-
-    titles: list[Candidate]
-    calls: list[str] = field(default_factory=list)
-
-    async def search(
-        self, kind: MediaKind, title: str, year: int | None, *, language: str
-    ) -> list[Candidate]:
-        self.calls.append(f"search {kind} {title}")
-        return [
-            c
-            for c in self.titles
-            if c.kind == kind and any(matches(title, name) for name in c.all_names())
-        ]
-
-    async def details(
-        self, kind: MediaKind, tmdb_id: int | str, *, language: str | None = None
-    ) -> Candidate:
-        self.calls.append(f"details {kind} {tmdb_id}")
-        return next(c for c in self.titles if (c.kind, c.provider_id) == (kind, str(tmdb_id)))
-
-    async def find(self, imdb_id: str) -> list[Candidate]:
-        return []
-
-    async def season(
-        self, tmdb_id: int | str, number: int, *, language: str | None = None
-    ) -> list[AiredEpisode]:
-        return []
+from tests.support.search import AUTO, found
 
 
 def film(id: str, name: str, year: int, popularity: float, *names: str) -> Candidate:
@@ -60,21 +24,6 @@ def show(id: str, name: str, year: int, popularity: float, *names: str) -> Candi
     return replace(
         film(id, name, year, popularity, *names), kind="series", seasons=(Season(1, 13, year),)
     )
-
-
-async def parse(release: Release, kind: MediaKind | None) -> Recognized:
-    return parse_release_of(release, kind)
-
-
-async def found(name: str, titles: list[Candidate]) -> tuple[str | None, int]:
-    """What ``name`` is taken for, and how many lookups that took."""
-    catalogue = Search(titles)
-    release = Release(name, (TorrentFile(f"{name}.mkv", 10**9),))
-    decision = await identify_download(
-        release, parse, Lookup(catalogue), auto_accept=AUTO, language="ru-RU"
-    )
-    chosen = decision.chosen
-    return (chosen.provider_id if chosen else None), len(catalogue.calls)
 
 
 # --- 1. numbers in titles ----------------------------------------------------------------
