@@ -6,31 +6,16 @@ evidence does not point to one, still asked (tests/data/regression/decisive.json
 
 from dataclasses import replace
 
-from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Reading, Season
+from recognition.candidates import AiredEpisode, Query, Reading
 from recognition.decide import Decision, decide
 from recognition.explain import explain, without_tour
-from tests.support.candidates import titled
+from tests.support.candidates import with_seasons as title
 
 AUTO = 0.85
 
 
 def film(name: str, year: int | None = None) -> Query:
     return Query("movie", (Reading(name, year),))
-
-
-def title(
-    id: str,
-    name: str,
-    year: int | None,
-    popularity: float,
-    *,
-    kind: MediaKind = "movie",
-    seasons: tuple[tuple[int, int, int], ...] | None = None,
-    **more: object,
-) -> Candidate:
-    """``seasons``: (number, episodes, year) of each."""
-    shaped = None if seasons is None else tuple(Season(n, c, y) for n, c, y in seasons)
-    return titled(id, name, year, popularity, kind=kind, seasons=shaped, **more)
 
 
 def chosen(decision: Decision) -> str | None:

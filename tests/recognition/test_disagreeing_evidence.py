@@ -5,34 +5,12 @@ from dataclasses import replace
 
 import pytest
 
-from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Reading, Season
+from recognition.candidates import AiredEpisode, Query, Reading, Season
 from recognition.decide import Decision, decide
 from recognition.explain import is_edition, without_edition
-from tests.support.candidates import titled
+from tests.support.candidates import with_seasons as title
 
 AUTO = 0.85
-
-
-def title(
-    id: str,
-    name: str,
-    year: int | None,
-    popularity: float,
-    *,
-    kind: MediaKind = "movie",
-    seasons: tuple[tuple[int, int, int], ...] | None = None,
-    overview: str | None = None,
-) -> Candidate:
-    """``seasons``: (number, episodes, year) of each."""
-    return titled(
-        id,
-        name,
-        year,
-        popularity,
-        kind=kind,
-        overview=overview,
-        seasons=None if seasons is None else tuple(Season(n, c, y) for n, c, y in seasons),
-    )
 
 
 def pack(name: str, year: int | None, season: int, count: int, *, whole: bool = True) -> Query:

@@ -3,7 +3,7 @@
 from typing import Any
 
 from core.ids import new_id
-from recognition.candidates import Candidate, Evidence, MediaKind
+from recognition.candidates import Candidate, Evidence, MediaKind, Season
 from store.recognition import StoredCandidate
 
 
@@ -21,6 +21,21 @@ def titled(
     fields: dict[str, Any] = {"original_title": title, "overview": None, "poster_path": None}
     fields.update(more)
     return Candidate("tmdb", provider_id, kind, title, year=year, popularity=popularity, **fields)
+
+
+def with_seasons(
+    provider_id: str,
+    title: str,
+    year: int | None,
+    popularity: float,
+    *,
+    kind: MediaKind = "movie",
+    seasons: tuple[tuple[int, int, int], ...] | None = None,
+    **more: Any,
+) -> Candidate:
+    """``titled`` with ``seasons`` as (number, episodes, year) of each."""
+    shaped = None if seasons is None else tuple(Season(n, c, y) for n, c, y in seasons)
+    return titled(provider_id, title, year, popularity, kind=kind, seasons=shaped, **more)
 
 
 def stored(
