@@ -101,6 +101,15 @@ class Query:
     specials: tuple[tuple[str, int | None], ...] = ()
     # (season, year) a folder or name gives together ("Season 71 (2023)")
     season_years: tuple[tuple[int, int], ...] = ()
+    # (path, season, part, episode) of videos of a later part (cour) of a season whose
+    # number may be the part's own ("Spy x Family Cour 2 - 01"), the season None when
+    # the name does not say it
+    parts: tuple[tuple[str, int | None, int, int], ...] = ()
+
+    def videos(self) -> int:
+        """How many videos the release holds, as far as it tells: the numbered ones, and
+        those unnumbered or named (in a pack with titles, "Show - 01" may be a title)."""
+        return len(self.episodes) + len({*self.unnumbered, *(p for p, _, _ in self.named)})
 
 
 @dataclass(frozen=True)

@@ -142,9 +142,11 @@ def explain(
     if words in _OVA and any(_same(key, name) for name in other_names):
         return NOTHING  # "Hellsing OVA" of "Hellsing Ultimate": the OVA series' own name
     if rest[-1] != "hen" and any(
-        _same(key, name) and _subtitled_as(name, main_names) for name in other_names
+        _same(key, name)
+        and (_subtitled_as(name, main_names) or _stem_of_another(name, other_names))
+        for name in other_names
     ):
-        return NOTHING  # the show's whole name in romaji, not one of its parts
+        return NOTHING  # the show's whole name in romaji, or that name without its subtitle
     if any(_same(key, name) for name in other_names) or (len(rest) > 1 and rest[-1] == "hen"):
         season = _season_sharing_a_name(rest, seasons, main_names)
         if season is not None:
@@ -182,6 +184,19 @@ def _subtitled_as(name: str, main_names: Sequence[str]) -> bool:
         and title_key(parts[0]) == title_key(stem)
         and title_key(parts[1])
         for main in main_names
+    )
+
+
+def _stem_of_another(name: str, names: Sequence[str]) -> bool:
+    """ "Kaguya-sama wa Kokurasetai" beside "Kaguya-sama wa Kokurasetai: Tensai-tachi no
+    Renai Zunousen": a name that is another's part before its subtitle is the show's name
+    as it is shortened, not the name of one of its parts."""
+    own = compact(title_key(name))
+    return any(
+        len(parts := _SUBTITLE.split(other, maxsplit=1)) == 2
+        and title_key(parts[1])
+        and compact(title_key(parts[0])) == own
+        for other in names
     )
 
 

@@ -115,6 +115,11 @@ def query_of(recognized: Recognized) -> Query:
             if recognized.kind == "series" and f.titled and len(f.episodes) == 1
         ),
         season_years=tuple(sorted({pair for f in videos for pair in season_years(f.path)})),
+        parts=tuple(
+            (f.path, f.season, f.part, f.episodes[0])
+            for f in videos
+            if recognized.kind == "series" and f.part > 1 and len(f.episodes) == 1 and f.absolute
+        ),
     )
 
 
@@ -160,6 +165,7 @@ async def find_title(
     await _titled_episode(query, lookup, found, language)
     await _specials(query, lookup, found)
     await _episode_lists(query, lookup, found, language)
+    await _part_seasons(query, lookup, found)
     await _year_seasons(query, lookup, found)
     decision = decide(query, found.all(), auto_accept)
     # Shows the evidence cannot tell apart; or one the year took over another (a
@@ -281,8 +287,12 @@ def _show_name(title: str) -> str | None:
 
 _LONG_VOWEL = re.compile(r"(?i)(?<=[^\W\d_])(?:(u)u|(o)[ou]|(a)a|(e)e)")
 _WO = re.compile(r"(?i)(?<![^\W_])wo(?![^\W_])")
-# Japanese particles as words: the title is romanized Japanese ("Kimetsu no Yaiba").
-_PARTICLE = re.compile(r"(?i)(?<![^\W_])(?:no|wa|wo|ni|ga|kara)(?![^\W_])")
+# Japanese particles as words, or a long vowel written twice where English words have
+# none ("Kaijuu", "8-gou"; not "vacuum", "you", "thou"): the title is romanized Japanese.
+_PARTICLE = re.compile(
+    r"(?i)(?<![^\W_])(?:no|wa|wo|ni|ga|kara)(?![^\W_])|[^\W\d_]uu(?!m(?![^\W_]))"
+    r"|(?<![^\W_])(?!(?:th|y)ou(?![^\W_]))[^\W\d_]+ou(?![^\W_])"
+)
 
 
 def _romaji_spelled(title: str | None) -> str | None:
@@ -520,7 +530,7 @@ async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
         for c in found.shows()
         if any(s.number == 0 for s in c.seasons or ())
         and (
-            len(query.unnumbered) + len(query.episodes) > 1
+            query.videos() > 1
             or query.episode_title
             or query.specials
             or titled
@@ -616,6 +626,24 @@ async def _seasons_naming(
     for episodes in listed.values():
         found.listed(show, episodes)
     return True
+
+
+async def _part_seasons(query: Query, lookup: Lookup, found: "_Found") -> None:
+    """Videos of a later part (cour) of a season numbered maybe on their own ("Spy x
+    Family Cour 2 - 01", "Dr. Stone - New World Part 2 - 05"): that season of the
+    likeliest show, whose air dates tell where each part begins (``recognition.weigh``)."""
+    if not query.parts:
+        return
+    shows = [c for c in found.shows() if c.evidence is not None and c.evidence.title in _NAMED]
+    for show in shows[:1]:
+        named = show.evidence.season if show.evidence is not None else None
+        for number in sorted({season or named or 1 for _, season, _, _ in query.parts}):
+            if found.has_season(show, number):
+                continue
+            listed = await lookup.season(show, number)
+            if listed is None:
+                return
+            found.listed(show, listed)
 
 
 async def _year_seasons(query: Query, lookup: Lookup, found: "_Found") -> None:

@@ -92,6 +92,7 @@ class RecognizedFile:
     # The title a name that numbers its episode gives it ("1x01 - The Train Job"): TMDB's
     # names tell whether the pack numbers as TMDB does (a DVD's order, a broadcaster's).
     titled: str | None = None
+    part: int = 1  # the part (cour) of a season it is of: 2 of "… Cour 2 - 01" (flag "part")
 
 
 @dataclass(frozen=True)
@@ -219,9 +220,18 @@ def _kind_of(base: Parsed, roles: Sequence[FileRole], given: MediaKind | None) -
     explicit = any(p.season is not None and p.episodes for p in own)
     # "Show/Series 1/A Touch of Class.avi": every video in a season's folder
     foldered = all(folder_season("/".join(folders(path))) for path in episodic)
-    if own and (len(numbered) == len(own) or (explicit and len(own) > 1) or foldered):
+    # "[Commie] Steins;Gate - 01" … "- 24" beside "[Commie] Steins;Gate - Egoistic
+    # Poriomania": most videos numbered episodes of the torrent's own title
+    key = title_key(base.title or "")
+    boxed = sum(1 for p in numbered if key and title_key(p.title or "") == key)
+    if own and (
+        len(numbered) == len(own)
+        or (explicit and len(own) > 1)
+        or foldered
+        or (boxed >= 2 and 2 * boxed > len(own))
+    ):
         # every file an episode (films of a box aside), or a box: one "S01E01"
-        # among its specials
+        # or most of its videos numbered among its specials
         return "series"
     if base.kind == "movie" or own:
         return "movie"
@@ -303,6 +313,7 @@ def _files(roles: Sequence[FileRole], read: _Read, torrent_name: str) -> tuple[R
                 or (bool(parsed.episodes) and counts_on(path)),
                 flags=("added",) * _names_added(path, parsed, added)
                 + ("part",) * ((parsed.part or read.base.part or 1) > 1),
+                part=parsed.part or read.base.part or 1,
             ),
             parsed,
             read,

@@ -8,6 +8,7 @@ title or an air date TMDB lists, an id that names it. :func:`confidence` is how
 strong that evidence is; ``recognition.decide`` chooses by it.
 """
 
+import datetime
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -225,7 +226,7 @@ def _under_reading(
     why = explain(
         reading.title,
         [n for n in (candidate.title, candidate.original_title, *candidate.translations) if n],
-        candidate.names,
+        [*candidate.names, *(t for n in candidate.all_names() for t in _theatrical(n, candidate))],
         candidate.seasons if candidate.kind == "series" else None,
     )
     if candidate.kind == "movie" and why.unexplained in ("movie", "the movie"):
@@ -276,6 +277,7 @@ def _under_reading(
             ova,
             (special,) if special is not None else _in_box(query, candidate),
             _by_names(query, candidate, named),
+            _in_parts(query, candidate, named),
         ),
     )
 
@@ -349,7 +351,7 @@ def _special(
         # "Christmas Special 2010" of "Doctor.Who.2005.Christmas.Special.2010": its year
         own = _OWN_YEAR.search(name)
         bare, when = (name[: own.start()], int(own[1])) if own else (name, year)
-        hits = [e for e in specials if _episode_key(e.name or "") == _episode_key(bare)]
+        hits = [e for e in specials if _same_name(e.name or "", bare, candidate)]
         if len(hits) > 1 and when is not None:  # two "Christmas Special"s: the year's
             hits = [e for e in hits if (e.air_date or "")[:4] == str(when)]
         if not hits:
@@ -364,7 +366,11 @@ def _special(
     regular = [e for e in candidate.aired if e.season > 0 and e.number > 0 and e.name]
     for name in (words, query.episode_title):
         key = _episode_key(name or "")
-        named = {(e.season, e.number) for e in regular if key and _episode_key(e.name or "") == key}
+        named = {
+            (e.season, e.number)
+            for e in regular
+            if key and _same_name(e.name or "", name or "", candidate)
+        }
         if len(named) == 1:
             season, number = named.pop()
             return query.unnumbered[0], season, number
@@ -404,7 +410,7 @@ def _in_box(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], .
     """Unnumbered videos of a box whose file name holds the name of one of the show's
     specials ("Specials/Doctor.Who.2005.Time.Crash.720p.mkv"): that special. Names of
     one word, or ones the show's own title holds, name nothing."""
-    if candidate.kind != "series" or len(query.unnumbered) + len(query.episodes) < 2:
+    if candidate.kind != "series" or query.videos() < 2:
         return ()
     own = f" {title_key(candidate.title)} {title_key(candidate.original_title or '')} "
     specials = [
@@ -432,12 +438,64 @@ def _in_box(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], .
     return tuple(found)
 
 
+# Where TMDB's air dates within a season break for eight weeks or more, the next part
+# (cour) begins; a part runs six episodes or more (a shorter run is no cour).
+_PART_BREAK = 56
+_PART_LEAST = 6
+
+
+def _in_parts(
+    query: Query, candidate: Candidate, named: int | None
+) -> tuple[tuple[str, int, int], ...]:
+    """Videos of a later part of a season numbered on their own ("Spy x Family Cour 2 -
+    01"): TMDB counts the season's parts together, and its air dates say where each
+    begins. (path, season, episode) of those whose number is smaller than the episodes
+    before their part (no number counted on within the season) and within the part."""
+    if candidate.kind != "series" or not query.parts:
+        return ()
+    found = []
+    for path, season, part, number in query.parts:
+        runs = _runs(candidate.aired, season or named or 1)
+        if len(runs) >= part:
+            first, last = runs[part - 1]
+            if number < first and first + number - 1 <= last:
+                found.append((path, season or named or 1, first + number - 1))
+    return tuple(found)
+
+
+def _runs(aired: Sequence[AiredEpisode], season: int) -> list[tuple[int, int]]:
+    """(first, last) episode of each part of the season, by its air dates; none when
+    TMDB's list lacks a date or a number, or a part is too short to be one."""
+    listed = sorted((e.number, e.air_date or "") for e in aired if e.season == season)
+    try:
+        days = [datetime.date.fromisoformat(day).toordinal() for _, day in listed]
+    except ValueError:
+        return []
+    if not listed or [n for n, _ in listed] != list(range(1, len(listed) + 1)):
+        return []
+    starts = [0, *(i for i in range(1, len(days)) if days[i] - days[i - 1] >= _PART_BREAK)]
+    ends = [*starts[1:], len(days)]
+    runs = [(listed[a][0], listed[b - 1][0]) for a, b in zip(starts, ends, strict=True)]
+    return runs if all(last - first + 1 >= _PART_LEAST for first, last in runs) else []
+
+
 # Folders that hold a box's specials.
 _SPECIALS_FOLDERS = frozenset({"special", "specials", "спецвыпуск", "спецвыпуски"})
 
 
 def _in_specials_folder(path: str) -> bool:
     return any(title_key(part) in _SPECIALS_FOLDERS for part in PurePosixPath(path).parts[:-1])
+
+
+def _same_name(listed: str, given: str, candidate: Candidate) -> bool:
+    """An episode's name as TMDB lists it and as the release gives it; a Japanese
+    show's as romaji is spelled many ways ("Ryuusui" of "Ryusui")."""
+    key = _episode_key(given)
+    if not key:
+        return False
+    if _episode_key(listed) == key:
+        return True
+    return candidate.language == "ja" and _romaji(_episode_key(listed)) == _romaji(key)
 
 
 def _episode_key(name: str) -> str:
@@ -658,6 +716,7 @@ def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
     for name in candidate.all_names():
         bare = _YEAR_IN_NAME.sub("", name)
         forms = (name, *_credited(name), *([bare] if bare != name else []), *_slashed(name))
+        forms = (*forms, *_theatrical(name, candidate))
         for form in forms:
             match = title_match(title, form)
             if TITLE_RANK[match] > TITLE_RANK[best[1]]:
@@ -673,6 +732,22 @@ def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
         if best[1] != "close" and (sequel := _sequel_named(title, candidate)) is not None:
             best = (sequel, "close")
     return best
+
+
+# "Gekijouban" ("theatrical edition"), "Soushuuhen" ("compilation") before a Japanese
+# film's romaji name: fansubs write the franchise's name and the film's subtitle only.
+_THEATRICAL = re.compile(
+    r"(?i)^(?:gekij(?:ou|ō|o)ban|劇場版)(?:\s+s(?:ou|ō|o)sh(?:uu|ū|u)hen)?\s+(?=\S)"
+)
+
+
+def _theatrical(name: str, candidate: Candidate) -> tuple[str, ...]:
+    """A Japanese film's name without the word that says it is the film ("Gekijouban
+    Steins;Gate: Fuka Ryouiki no Déjà vu" → "Steins;Gate: Fuka Ryouiki no Déjà vu")."""
+    if candidate.kind != "movie" or candidate.language != "ja":
+        return ()
+    bare = _THEATRICAL.sub("", name)
+    return (bare,) if bare != name else ()
 
 
 # "Bron/Broen": one name of a show in two languages (words of four letters or more:

@@ -321,8 +321,9 @@ def _guessed(text: str, kind: MediaKind | None) -> Guess:
 def local_numbers(text: str) -> str:
     """Season and episode words guessit does not know, as "Season N" / "Episode N"
     ("Karppi.Kausi.2", "Σασμός Σεζόν 2", "פאודה עונה 4", "스위트홈 시즌2 1화",
-    "進撃の巨人 第2期 第01話", "مسلسل الهيبة الجزء الثاني الحلقة 5"); a season word and
-    its number in Arabic ("الجزء" only beside an episode or "مسلسل": else a film's part)."""
+    "進撃の巨人 第2期 第01話", "その着せ替え人形は恋をする 2期",
+    "مسلسل الهيبة الجزء الثاني الحلقة 5"); a season word and its number in Arabic
+    ("الجزء" only beside an episode or "مسلسل": else a film's part)."""
     if _ARABIC_SERIES.search(text) or _ARABIC_EPISODE.search(text):
         text = _ARABIC_PART.sub(lambda m: f" Season {_local_number(m.group(1))} ", text)
     text = _ARABIC_KIND.sub("", text)
@@ -827,8 +828,9 @@ _LOCAL_NUMBERS = (
         "Episode",
     ),
     (re.compile(r"(?<![\d\w])(\d{1,4})\s*[화회](?!\w)"), "Episode"),  # "1화", "5회"
-    # "第2期", "第二季"
+    # "第2期", "第二季"; "2期" in digits without "第" ("一期" is a word too: "一期一会")
     (re.compile(r"第\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[期季]"), "Season"),
+    (re.compile(r"(?<![\d第])(\d{1,2})\s*期"), "Season"),
     (re.compile(r"第\s*(\d{1,4})\s*[話话]"), "Episode"),  # "第01話"
 )
 _ALL_EPISODES = re.compile(r"全\s*\d{1,4}\s*[話话集]")  # "全12話": all twelve episodes
