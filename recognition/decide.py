@@ -78,6 +78,9 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
         return Decision(None, (), "nothing", 0.0)
     pinned = [c for c in weighed if c.evidence is not None and c.evidence.identifier]
     if len(pinned) == 1:
+        against = named_against_id(pinned[0], weighed)
+        if against:
+            return _review(weighed, "contradicted", [pinned[0], *against])
         return _accept(pinned[0], weighed, "identifier", auto_accept)
     alive = [c for c in weighed if not contradicted(_ev(c))]
     if not alive:
@@ -109,6 +112,26 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
     if doubts:
         return _review(weighed, "ambiguous", [chosen, *doubts])
     return _accept(chosen, weighed, rule, auto_accept)
+
+
+def named_against_id(pinned: Candidate, weighed: Sequence[Candidate]) -> list[Candidate]:
+    """Titles the name gives where an id names another: the id's title has the name but
+    a year two or more off or another country than the name's tag, and these have the
+    name with its year or tag ("Dune.2021" with an .nfo of the 1984 film's IMDb id;
+    "The.Office.UK" with the US show's): the id and the name disagree, asked. A year
+    one off, or nothing of the name that another title fits, leaves the id to decide."""
+    ev = _ev(pinned)
+    by_year, by_country = ev.year_against or ev.year == "far", ev.country == "mismatch"
+    if not (by_year or by_country):
+        return []
+    return [
+        c
+        for c in weighed
+        if c is not pinned
+        and not contradicted(_ev(c))
+        and _ev(c).title in ("exact", "close")
+        and ((by_year and _ev(c).year == "exact") or (by_country and _ev(c).country == "match"))
+    ]
 
 
 def _tie_broken(

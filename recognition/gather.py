@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from core.errors import RejectedError
-from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Reading
+from recognition.candidates import AiredEpisode, Candidate, Evidence, MediaKind, Query, Reading
 from recognition.decide import Decision, decide, ranked
 from recognition.explain import without_edition, without_tour
 from recognition.folding import ARTICLES, numerals_swapped
@@ -131,8 +131,11 @@ async def find_title(
     found = _Found(query)
     for identifier in query.identifiers[:2]:
         await _by_identifier(identifier, lookup, found)
-    if any(c.evidence and c.evidence.identifier for c in found.weighed()):
+    pinned = [c for c in found.weighed() if c.evidence and c.evidence.identifier]
+    if pinned and not any(_against_name(c.evidence) for c in pinned if c.evidence):
         return decide(query, found.all(), auto_accept)
+    # An id whose title the name's year or tag is against: the name is searched too,
+    # and where it finds its own title, asked (``decide.named_against_id``).
     for index, kind in enumerate(_kinds(recognized)):
         if index and found.strong():
             break
@@ -175,6 +178,10 @@ async def find_title(
     if named and await _episode_names(query, lookup, found, rivals, language):
         decision = decide(query, found.all(), auto_accept)
     return decision
+
+
+def _against_name(evidence: Evidence) -> bool:
+    return evidence.year_against or evidence.year == "far" or evidence.country == "mismatch"
 
 
 # Decisions an episode's name cannot change: an id, an air date, the name itself.

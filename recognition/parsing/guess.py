@@ -328,11 +328,14 @@ def _written_as_season(text: str, season: Any, episodes: Sequence[Any]) -> bool:
 
 def _year_read_as_episode(text: str, matches: Mapping[str, Sequence[Any]]) -> bool:
     """guessit reads a bare 4-digit number after a title as season+episode
-    ("Blade Runner 2049" → S20E49); a year-like one is a title's number instead."""
+    ("Blade Runner 2049" → S20E49); a year-like one is a title's number instead. A file's
+    path reads it in the folder and the file alike: one such number each."""
     seasons, episodes = matches.get("season") or (), matches.get("episode") or ()
-    if len(seasons) != 1 or len(episodes) != 1:
+    if not seasons or len(seasons) != len(episodes):
         return False
-    season, episode = seasons[0], episodes[0]
-    if "weak-episode" not in (season.tags or ()) or season.end != episode.start:
-        return False
-    return re.fullmatch(r"(?:19|20)\d\d", text[int(season.start) : int(episode.end)]) is not None
+    for season, episode in zip(seasons, episodes, strict=True):
+        if "weak-episode" not in (season.tags or ()) or season.end != episode.start:
+            return False
+        if re.fullmatch(r"(?:19|20)\d\d", text[int(season.start) : int(episode.end)]) is None:
+            return False
+    return True

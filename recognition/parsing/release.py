@@ -8,7 +8,7 @@ fansub names (``recognition.parsing.anime``); Russian tracker names (``Дюна 
 import datetime
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -227,6 +227,8 @@ def _parse_scene(
     a subtitle after the title's dash; ``ru``: the Russian words' season and episodes."""
     guess = _guessed(text, kind)
     title, year, title_with_year = _fix_title_and_year(text, guess)
+    if title_with_year is None and kind != "series":
+        title_with_year = _number_titled(text, guess, title)
     if title is not None and (complete := _COMPLETE_AT_END.search(title)) is not None:
         title = title[: complete.start()]  # "Show Complete + Film": guessit's tag, kept
     named_special = _NAMED_SPECIAL.search(title or "") if kind != "movie" else None
@@ -485,6 +487,24 @@ def _fix_title_and_year(text: str, guess: Guess) -> tuple[str | None, int | None
     return title, year, None
 
 
+# A number right after the title, set apart by a dot or a space only; "05" is an episode's.
+_BARE_NUMBER = re.compile(r"(?<=[ .])([1-9]\d{0,2})(?=[ .]|$)")
+
+
+def _number_titled(text: str, guess: Guess, title: str | None) -> str | None:
+    """ "Apollo.13.720p.BluRay": guessit's episode 13 of "Apollo", with no season, no
+    episode word and no year; the number may as well end a film's title ("Apollo 13").
+    Both readings go to the decision (as ``title_with_year``)."""
+    if title is None or guess.title_span is None or guess.type != "episode":
+        return None
+    if guess.seasons or guess.years or len(guess.episodes) != 1:
+        return None
+    found = _BARE_NUMBER.match(text, guess.title_span.end)
+    if found is None or int(found.group(1)) != guess.episodes[0]:
+        return None
+    return f"{title} {found.group(1)}"
+
+
 # A version in a title: "2.0", "3.33", "3.0+1.01", "1+1" (guessit takes "2.0" for audio
 # channels, "+" for the end of the title).
 _VERSION = r"\d+(?:\.\d+)*(?:\+\d+(?:\.\d+)*)+|\d+(?:\.\d+)+"
@@ -567,7 +587,7 @@ def _parse_titled(text: str, kind: MediaKind | None) -> Parsed:
     rest: list[str] = []
     for index, segment in enumerate(segments):
         head, tail = _split_at_bracket(segment)
-        if not _is_title(head):
+        if not _is_title(head) and not _year_named(segments, index, head):
             rest.extend(segments[index:])
             break
         titles.append(head)
@@ -714,6 +734,17 @@ def _split_at_bracket(segment: str) -> tuple[str, str]:
     if match is None:
         return segment.strip(), ""
     return segment[: match.start()].strip(), segment[match.start() :].strip()
+
+
+def _year_named(segments: Sequence[str], index: int, head: str) -> bool:
+    """A year alone that is the title ("1917 / 1917 (2019)", "1899 / 1899 / Сезон: 1"):
+    it opens the name, and a year of its own follows it."""
+    if index > 1 or not _ONLY_YEARS.fullmatch(head) or "(" in head:
+        return False
+    if index == 1 and _split_at_bracket(segments[0])[0] != head:
+        return False
+    later = " / ".join(segments[index + 1 :]) + _split_at_bracket(segments[index])[1]
+    return any(m.group(0) != head for m in _FIRST_YEAR.finditer(later))
 
 
 def _is_title(head: str) -> bool:
