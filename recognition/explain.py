@@ -54,10 +54,11 @@ _EDITION = re.compile(
     r"|live|(?:live )?in concert|(?:the )?concert(?: film)?"
 )
 # Words after a show's name that say the release holds all of it ("The Complete
-# Collection", "Complete Series", "Box Set"): no season of its own.
+# Collection", "Complete Series", "Box Set", "Die komplette Serie", "Serie Completa",
+# "L'Intégrale", "Полный сериал", as keys): no season of its own.
 _WHOLE_RUN = re.compile(
     r"(?:the )?(?:complete(?: (?:series|collection|box(?: set)?|seasons|run))?|box set"
-    r"|full series)"
+    r"|full series)|(?:die )?komplette serie|serie complet[ae]|l?integrale|полныи сериал"
 )
 _VENUE_OR_MAKER = re.compile(r"(?i)\s+(?:live\s+(?:at|in|from)|(?:a\s+)?film\s+by)\s+.+$")
 # A tour after a concert film's name ("Beyonce Renaissance World Tour"), its maker as

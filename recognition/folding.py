@@ -36,6 +36,10 @@ _ROMAN = {
     "xiii": "13",
 }
 
+# Letters NFKD leaves whole that releases write in plain Latin ("Muhtesem Yuzyil" of
+# "Muhteşem Yüzyıl", "Slepnac od swiatel" of "Ślepnąc od świateł", "Ornen" of "Ørnen").
+_PLAIN = str.maketrans({"ı": "i", "ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D"})
+
 # Words TMDB's names abbreviate where releases write them out ("Kill Bill: Vol. 1").
 _SHORT = {"volume": "vol"}
 
@@ -49,7 +53,7 @@ def fold(text: str) -> str:
 
 def title_key(title: str) -> str:
     """The comparable form of a title (see the module's docstring)."""
-    text = unicodedata.normalize("NFKD", title.replace("&", " and "))
+    text = unicodedata.normalize("NFKD", title.replace("&", " and ").translate(_PLAIN))
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     words = [_NUMBER_WORDS.get(w, _ROMAN.get(w, _SHORT.get(w, w))) for w in fold(text).split()]
     if len(words) > 1 and words[0] in ARTICLES:

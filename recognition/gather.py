@@ -256,9 +256,12 @@ async def _beside_original(
     the dash is searched as a reading of its own only when the part before it finds
     nothing (else it may name a show, the rest its episode: "Sherlock - A Scandal in
     Belgravia") and there is a year (which must then agree: a subtitle's namesake of
-    another year is not strong)."""
+    another year is not strong). A show's so too ("Dom z papieru - La casa de papel Sezon
+    3"), with a year or as a pack of whole seasons (an episode's title is no season's)."""
     local, _, original = first.title.partition(" - ")
-    if kind != "movie" or first.year is None or not local.strip() or not original.strip():
+    if not local.strip() or not original.strip():
+        return
+    if first.year is None and (kind != "series" or not found.query.whole_seasons):
         return
     if found.strong():
         return

@@ -219,7 +219,9 @@ def _under_reading(
     special), the year, the season that is named and whether the files fit."""
     reading = replace(reading, title=in_own_words(reading.title, candidate))
     matched, title = _best_name(reading.title, candidate)
-    stem = _romaji_stem(reading.title, candidate) if title != "exact" else None
+    stem = None
+    if title != "exact":
+        stem = _romaji_stem(reading.title, candidate) or _dotted_stem(reading, candidate)
     shortened = stem is not None
     if stem is not None:
         matched, title = stem, "exact"
@@ -771,6 +773,7 @@ def _two_names(title: str, candidate: Candidate) -> str | None:
     keys.pop("", None)
     for own, name in keys.items():
         rest = _AKA.sub("", key[len(own) + 1 :]) if key.startswith(own + " ") else ""
+        rest = title_key(rest)  # "Wiedźmin - The Witcher": the other name's article too
         if rest and rest != own and rest in keys:
             return name
     return None
@@ -787,6 +790,25 @@ def _romaji_stem(title: str, candidate: Candidate) -> str | None:
         return None
     key = title_key(title)
     return next((n for n in candidate.all_names() if key in _stem_keys(n)), None)
+
+
+# "Слово пацана. Кровь на асфальте": a Russian name's subtitle after a full stop.
+_DOTTED = re.compile(r"(?<=[а-яё]{2})\.\s+(?=[А-ЯЁ])")
+
+
+def _dotted_stem(reading: Reading, candidate: Candidate) -> str | None:
+    """ "Слово пацана (2023)" of "Слово пацана. Кровь на асфальте": trackers name a
+    Russian show by its name before the subtitle TMDB writes after a full stop (three
+    words or more, as ``_stem_keys``), when the release's year is the show's. The name
+    it is the start of; None: it is not."""
+    if candidate.kind != "series" or reading.year is None or reading.year != candidate.year:
+        return None
+    key = title_key(reading.title)
+    for name in candidate.all_names():
+        parts = _DOTTED.split(name, maxsplit=1)
+        if len(parts) == 2 and len(fold(parts[1]).split()) >= 3 and title_key(parts[0]) == key:
+            return name
+    return None
 
 
 # A season's mark inside a title ("Mushoku Tensei II: Isekai Ittara Honki Dasu").

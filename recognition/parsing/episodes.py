@@ -54,8 +54,8 @@ _TAGS = re.compile(
 )
 # A season written in the file's own name: "S02", "S02E05", "2x05", "Season 2", "2 сезон".
 _OWN_SEASON = re.compile(
-    r"(?i)(?<![a-z0-9])(?:s\d{1,4}(?![a-z0-9])|s\d{1,4}[ ._-]?e\d|\d{1,2}x\d{2,3}|season|series)"
-    r"|сезон"
+    r"(?i)(?<![a-z0-9])(?:s\d{1,4}(?![a-z0-9])|s\d{1,4}[ ._-]?e\d|\d{1,2}x\d{2,3}"
+    rf"|{SEASON_WORD})"
 )
 # Folders that hold specials, and the word that marks one ("OVA 2", "SP01", "OAD - 03").
 _SPECIAL_FOLDERS = frozenset(
@@ -264,8 +264,16 @@ def names_season(path: str) -> bool:
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 
 
+# "131. Bölüm": Turkish channels number a show's episodes across its seasons too.
+_BOLUM = re.compile(r"(?i)(?<!\d)\d{1,4}\.?\s*b[öo]l[üu]m(?!\w)")
+
+
 def counts_on(path: str) -> bool:
-    """A Russian channel's numbering: "Сезон 3/Серия 41.mkv" may count on from the first
-    season (the channel numbers across seasons, TMDB from 1 in each). Only a file whose
-    own name names no season, in a Cyrillic-named season pack."""
-    return _CYRILLIC.search(path) is not None and not names_season(path)
+    """A Russian or Turkish channel's numbering: "Сезон 3/Серия 41.mkv", "5. Sezon/131.
+    Bölüm.mp4" may count on from the first season (the channel numbers across seasons,
+    TMDB from 1 in each). Only a file whose own name names no season, in a
+    Cyrillic-named season pack or numbered by "Bölüm"."""
+    if names_season(path):
+        return False
+    stem = PurePosixPath(path.replace("\\", "/")).stem
+    return _CYRILLIC.search(path) is not None or _BOLUM.search(stem) is not None

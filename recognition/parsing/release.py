@@ -240,7 +240,7 @@ def _parse_scene(
     if title is not None and guess.subtitle and country is None:
         title = f"{title} - {guess.subtitle}"  # explained by the candidate, or partial
     if ru is not None:
-        title = _before_russian_numbers(title)
+        title = _before_russian_numbers(title, text)
     also = _also_known_as(title)[1]  # the title stays whole, as guessit reads it
     if also is not None:
         title_with_year = None  # the year follows the other name
@@ -329,9 +329,17 @@ def local_numbers(text: str) -> str:
     if _ARABIC_SERIES.search(text) or _ARABIC_EPISODE.search(text):
         text = _ARABIC_PART.sub(lambda m: f" Season {_local_number(m.group(1))} ", text)
     text = _ARABIC_KIND.sub("", text)
+    text = _SEASON_SPAN_AFTER.sub(_as_span, _SEASON_SPAN_BEFORE.sub(_as_span, text))
     for pattern, word in _LOCAL_NUMBERS:
         text = pattern.sub(_written_as(word), text)
     return _ALL_EPISODES.sub(" ", text)
+
+
+def _as_span(found: re.Match[str]) -> str:
+    """ "1ª a 5ª Temporada", "Staffel 1 bis 3" as "Season 1-5", "Season 1-3"; a list or
+    a number that does not count on is left as it is."""
+    first, last = int(found.group(1)), int(found.group(2))
+    return f" Season {first}-{last} " if first < last <= 50 else found.group(0)
 
 
 def _written_as(word: str) -> Callable[[re.Match[str]], str]:
@@ -687,11 +695,14 @@ def _russian_numbers(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return seasons, episodes
 
 
-def _before_russian_numbers(title: str | None) -> str | None:
+def _before_russian_numbers(title: str | None, text: str) -> str | None:
     """A title without the season and episode words guessit leaves in it ("Кухня
-    Сезоны 1-2")."""
+    Сезоны 1-2"), or the first number of a range of seasons ("Мажор 1-4 сезон")."""
     if title is None:
         return None
+    span = _RU_SEASON_BEFORE.search(text)
+    if span is not None and span.group(2) and title.endswith(f" {span.group(1)}"):
+        title = title[: -len(span.group(1))].strip()
     patterns = (_RU_SEASON_BEFORE, _RU_SEASON_AFTER, _RU_EPISODE_AFTER, _RU_EPISODE_BEFORE)
     starts = [m.start() for p in patterns if (m := p.search(title)) is not None]
     if not starts or min(starts) == 0:
@@ -806,6 +817,7 @@ _TV_SEASON = re.compile(r"(?i)[\[(]?(?<![a-z0-9])TV-(\d{1,2})(?![a-z0-9])[\])]?|
 # "Season 2023": a season numbered by its year (TMDB's and TVDB's for some annual and
 # daily shows), read as "S2023" (guessit reads "Season 2023" as a year).
 _YEAR_SEASON = re.compile(r"(?i)(?<![a-z0-9])season[ ._-]*((?:19|20)\d\d)(?!\d)")
+_SEASON_AFTER = re.compile(r"(?i)(?<![a-z0-9])s\d{1,2}(?:e\d{1,4})*(?![a-z0-9])")
 _VIDEO_NAME = re.compile(r"(?i)\.(?:" + "|".join(sorted(VIDEO_EXTENSIONS)) + r")$")
 
 
@@ -814,8 +826,16 @@ def _year_seasons(text: str) -> str:
     video's own name keeps guessit's reading (a title word and the year)."""
     cut = max(text.rfind("/"), text.rfind("\\")) + 1
     if _VIDEO_NAME.search(text[cut:]):
-        return _YEAR_SEASON.sub(r"S\1", text[:cut]) + text[cut:]
-    return _YEAR_SEASON.sub(r"S\1", text)
+        return _YEAR_SEASON.sub(_year_season, text[:cut]) + text[cut:]
+    return _YEAR_SEASON.sub(_year_season, text)
+
+
+def _year_season(found: re.Match[str]) -> str:
+    """ "S2023", unless a season is numbered after it: "The.Long.Season.2023.S01" is a
+    title that ends in "Season", then the show's year."""
+    if _SEASON_AFTER.search(found.string, found.end()):
+        return found.group(0)
+    return f"S{found.group(1)}"
 
 
 # "the first" … "the tenth": Arabic names number seasons ("parts") so.
@@ -840,6 +860,28 @@ _ARABIC_ORDINALS = {
 _HAN_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _HAN_DIGITS |= {"十": 10}
 _LOCAL_NUMBER = r"(\d{1,4}(?:\s*[-–]\s*\d{1,4})?|" + "|".join(_ARABIC_ORDINALS) + r")(?![\d\w])"
+# A range of seasons in words guessit does not read as one: "1ª a 5ª Temporada", "1-4.
+# Sezon", "Staffel 1 bis 3", "Saisons 1 à 4", "Sesong 1 til 3", plurals ("Sezony 1-3",
+# "Staffeln 1-4"). Not English ones: guessit reads them ("The Complete Seasons 1 to 5").
+_SPAN_PLURALS = (
+    r"(?:temporadas|saisons|staffeln|stagioni|sezony|sezonlar|s[äa]songer|sesonger"
+    r"|s[æa]e?soner|seizoenen|kaudet|évadok)"
+)
+_SPAN_WORDS = (
+    r"(?:temporada|saison|staffel|stagione|sezon|s[äa]song|sesong|s[æa]e?son|seizoen"
+    r"|kausi|évad|" + _SPAN_PLURALS + ")"
+)
+# A dash between the numbers, not around them: "Season 2 - 05" is a fansub's episode.
+_SPAN_BETWEEN = r"(?:[-–]|\s+(?:a|à|al|bis|til|till|to|do)\s+)"
+# Before the word, the numbers marked as ordinals ("1ª a 5ª", "1-4.") or the word a
+# plural: "Show 1-2 Season 3" names no range.
+_SEASON_SPAN_BEFORE = re.compile(
+    rf"(?i)(?<![\w.])(\d{{1,2}})\s*[ªº°.]?{_SPAN_BETWEEN}(\d{{1,2}})"
+    rf"(?:\s*[ªº°.][\s._]*{_SPAN_WORDS}|[\s._]+{_SPAN_PLURALS})(?!\w)"
+)
+_SEASON_SPAN_AFTER = re.compile(
+    rf"(?i)(?<!\w){_SPAN_WORDS}[\s._:]*(\d{{1,2}}){_SPAN_BETWEEN}(\d{{1,2}})(?![\d\w])"
+)
 # Finnish, Italian plural, Greek, Hebrew, Arabic, Korean, Danish and Swedish written
 # without their letters: the word, then the number; Korean and Japanese glued to the
 # name before it ("오징어게임시즌2").
@@ -859,8 +901,9 @@ _LOCAL_NUMBERS = (
         "Episode",
     ),
     (re.compile(r"(?<![\d\w])(\d{1,4})\s*[화회](?!\w)"), "Episode"),  # "1화", "5회"
-    # "第2期", "第二季"; "2期" in digits without "第" ("一期" is a word too: "一期一会")
-    (re.compile(r"第\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[期季]"), "Season"),
+    # "第2期", "第二季", "第5シリーズ"; "2期" in digits without "第" ("一期" is a word too:
+    # "一期一会")
+    (re.compile(r"第\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*(?:[期季]|シリーズ)"), "Season"),
     (re.compile(r"(?<![\d第])(\d{1,2})\s*期"), "Season"),
     (re.compile(r"第\s*(\d{1,4})\s*[話话]"), "Episode"),  # "第01話"
 )

@@ -66,6 +66,7 @@ TmdbKind = Literal["movie", "tv"]
 PAGE_SIZE = 20
 _NON_WORD = re.compile(r"[\W_]+")
 _APOSTROPHES = re.compile(r"['’`ʼ]")
+_PLAIN = str.maketrans({"ı": "i", "ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D"})
 
 INVALID_KEY: Json = {
     "status_code": 7,
@@ -496,7 +497,8 @@ def make_read_token() -> str:
 
 @lru_cache(maxsize=65536)  # a search compares the query with every name of the catalogue
 def _words(text: str) -> tuple[str, ...]:
-    text = unicodedata.normalize("NFKD", text.replace("&", " and "))
+    # TMDB folds letters to plain Latin: "Muhtesem Yuzyil" finds "Muhteşem Yüzyıl".
+    text = unicodedata.normalize("NFKD", text.replace("&", " and ").translate(_PLAIN))
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
     return tuple(_NON_WORD.sub(" ", _APOSTROPHES.sub("", text)).split())
 
