@@ -19,13 +19,20 @@ from core.errors import RejectedError
 from recognition.candidates import AiredEpisode, Candidate, Evidence, MediaKind, Query, Reading
 from recognition.decide import Decision, decide, ranked
 from recognition.explain import without_edition, without_tour
-from recognition.folding import ARTICLES, numerals_swapped
+from recognition.folding import ARTICLES, numerals_swapped, title_key
 from recognition.forms import other_forms
 from recognition.lookups import Lookup
 from recognition.parsing.episodes import name_key, season_years
 from recognition.parsing.release import without_part
 from recognition.recognize import Recognized
-from recognition.weigh import DUBBED_INTO, TITLE_RANK, contradicted, strong, title_match
+from recognition.weigh import (
+    DUBBED_INTO,
+    TITLE_RANK,
+    contradicted,
+    strong,
+    title_match,
+    without_season_tag,
+)
 
 DETAILS = 3  # candidates whose details are fetched in one round
 PAGE = 20  # TMDB's page: a full first page may hide the right title on the next
@@ -420,6 +427,34 @@ async def _leading_words(first: Reading, lookup: Lookup, found: "_Found", langua
         await _details(kind, lookup, found)
         if found.titled():
             return
+    if len(words) > 1:
+        await _one_word_show(words, lookup, found, language)
+
+
+async def _one_word_show(words: list[str], lookup: Lookup, found: "_Found", language: str) -> None:
+    """ "Sherlock.Many.Happy.Returns": a show named by its first word alone, kept only
+    when its specials (season 0) name the rest exactly; one word alone names too many
+    shows to be kept on less."""
+    rest = name_key(" ".join(words[1:]))
+    written = _written_in(Reading(words[0], None), language, found.language_tag)
+    page = await lookup.search("series", words[0], None, written)
+    key = title_key(words[0])
+    exact = [c for c in page or () if any(title_key(n) == key for n in c.all_names())]
+    for show in exact[:2]:
+        try:
+            detailed = await lookup.details(show)
+        except RejectedError:
+            continue
+        if detailed is None or not _has_specials(detailed):
+            continue
+        names_in = _names_languages(words[1:], language, found.language_tag, detailed.language)
+        listed = await lookup.season(detailed, 0, names_in[0])
+        if listed is None:
+            return
+        if any(e.name and name_key(e.name) == rest for e in listed):
+            found.add([detailed], detailed=True)
+            found.listed(detailed, listed)
+            return
 
 
 # Words a title does not end with: articles, prepositions, conjunctions.
@@ -523,7 +558,18 @@ async def _aired(query: Query, lookup: Lookup, found: "_Found") -> None:
             if listed is None:
                 return
             episodes += listed
+        aired = {e.air_date for e in episodes}
+        if any(day not in aired for day in days) and _has_specials(show):
+            # "Call.the.Midwife.2019.12.25": a day no season lists may be a special's.
+            listed = await lookup.season(show, 0)
+            if listed is None:
+                return
+            episodes += listed
         found.listed(show, episodes)
+
+
+def _has_specials(show: Candidate) -> bool:
+    return any(s.number == 0 for s in show.seasons or ())
 
 
 async def _specials(query: Query, lookup: Lookup, found: "_Found") -> None:
@@ -610,6 +656,8 @@ async def _episode_lists(query: Query, lookup: Lookup, found: "_Found", language
             languages = _names_languages(wanted[number], language, query.language, show.language)
             if not await _season_named(show, number, wanted[number], languages, lookup, found):
                 return
+        if not await _specials_named(show, wanted, have, lookup, found, language, query.language):
+            return
         if None in wanted:
             unseasoned = wanted[None]
             written = _names_languages(unseasoned, language, query.language, show.language)[0]
@@ -686,6 +734,29 @@ async def _year_seasons(query: Query, lookup: Lookup, found: "_Found") -> None:
 
 _FIRST_YEAR = 1900  # a season numbered from here on is named by its year
 _NAMED = ("exact", "close")
+
+
+async def _specials_named(
+    show: Candidate,
+    wanted: dict[int | None, list[str]],
+    have: list[int],
+    lookup: Lookup,
+    found: "_Found",
+    language: str,
+    tag: str | None,
+) -> bool:
+    """ "Sherlock.S01.Unaired.Pilot" in series 1's box: the names its season does not
+    list may be specials', looked up in season 0. False: the lookups are spent."""
+    show = next((c for c in found.shows() if c.provider_id == show.provider_id), show)
+    if not any(s.number == 0 for s in show.seasons or ()):
+        return True
+    listed = {name_key(e.name) for e in show.aired if e.name}
+    words = [without_season_tag(w) for n in wanted if n in have for w in wanted[n]]
+    left = [w for w in words if name_key(w) not in listed]
+    if not left:
+        return True
+    languages = _names_languages(left, language, tag, show.language)
+    return await _season_named(show, 0, left, languages, lookup, found)
 
 
 async def _season_named(

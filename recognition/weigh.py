@@ -518,7 +518,11 @@ def _by_names(
     found: list[tuple[str, int, int]] = []
     for path, season, words in query.named:
         number = named if season is None else season
-        found += [(path, s, e) for s, e in _episodes_named(candidate, number, words, own)]
+        hits = _episodes_named(candidate, number, words, own)
+        if not hits and number:
+            # "Sherlock.S01.Unaired.Pilot" in series 1's box: a special by its name.
+            hits = _episodes_named(candidate, 0, without_season_tag(words), own)
+        found += [(path, s, e) for s, e in hits]
     # A merged two-parter ("Pilot" of "Pilot (1)", "(2)") whose part another file is is
     # none of them; two files of one name, neither.
     for merged in (True, False):
@@ -532,6 +536,14 @@ def _by_names(
     if not any(path == f[0] for path, _ in query.specials for f in found):
         found += _in_order(query, candidate)
     return tuple(found)
+
+
+def without_season_tag(words: str) -> str:
+    """A file's words without the season they open with ("S01 Unaired Pilot")."""
+    return _SEASON_TAG.sub("", words)
+
+
+_SEASON_TAG = re.compile(r"(?i)^s\d{1,2}\s+(?=\S)")
 
 
 def _by_marker(
@@ -1028,7 +1040,9 @@ def _aired(
     first episode or after the last one of a show that ended."""
     if not dates or candidate.kind != "series":
         return "none", ()
-    days = {e.air_date: e for e in candidate.aired if e.air_date and e.number > 0}
+    # A day a numbered episode and a special share is the episode's.
+    ordered = sorted(candidate.aired, key=lambda e: e.season != 0)
+    days = {e.air_date: e for e in ordered if e.air_date and e.number > 0}
     first = min(
         (s.air_date for s in candidate.seasons or () if s.number > 0 and s.air_date),
         default=None,
