@@ -142,7 +142,9 @@ def recognize(
     fixed = read_overrides(overrides)
     hint = _merge_hints(parse_hint(text) for text in hints)
     roles = classify_files(files)
-    base = _with_dn(parse_release(_named(torrent_name, files, _videos(roles))), dn)
+    base = _with_season_title(
+        _with_dn(parse_release(_named(torrent_name, files, _videos(roles))), dn), _videos(roles)
+    )
     found_kind = _kind_of(base, roles, fixed.kind or hint.kind or kind)
     if found_kind == "series":
         roles = without_films(roles)
@@ -207,6 +209,26 @@ def _videos(roles: Iterable[FileRole]) -> list[str]:
     return [role.path for role in roles if role.role == "video"]
 
 
+def _with_season_title(base: Parsed, videos: Sequence[str]) -> Parsed:
+    """ "Open.Season.2006", "Open.Season.2.2008": one video numbering no episode of its
+    own is the film the whole name titles, not a season of "Open"; files that do number
+    episodes keep the season, with the whole name as a second reading of the show's
+    ("The.Long.Season.2023" of "…E05" files)."""
+    if base.season_title is None:
+        return base
+    own = [parse_file(path) for path in videos]
+    if len(own) == 1 and not (own[0].episodes or own[0].date):
+        return replace(
+            base,
+            kind="movie",
+            title=base.season_title,
+            season=None,
+            seasons=(),
+            title_with_year=None,
+        )
+    return replace(base, title_with_year=base.title_with_year or base.season_title)
+
+
 def _kind_of(base: Parsed, roles: Sequence[FileRole], given: MediaKind | None) -> Kind:
     """What the person, a hint or the metadata said; else the name's kind, unless the
     files know better ("Some Show/Some.Show.S01E01.mkv")."""
@@ -219,7 +241,10 @@ def _kind_of(base: Parsed, roles: Sequence[FileRole], given: MediaKind | None) -
     numbered = [p for p in own if p.kind == "series" and (p.episodes or p.date or p.special)]
     explicit = any(p.season is not None and p.episodes for p in own)
     # "Show/Series 1/A Touch of Class.avi": every video in a season's folder
-    foldered = all(folder_season("/".join(folders(path))) for path in episodic)
+    # ("Open.Season.2.2008/…": the folder's season word is the film's title's)
+    foldered = base.season_title is None and all(
+        folder_season("/".join(folders(path))) for path in episodic
+    )
     # "[Commie] Steins;Gate - 01" … "- 24" beside "[Commie] Steins;Gate - Egoistic
     # Poriomania": most videos numbered episodes of the torrent's own title
     key = title_key(base.title or "")

@@ -60,6 +60,10 @@ class Parsed:
     # "The Final Season Part 2 - 01": a fansub's part (cour) of a season, whose numbers
     # may be the part's own: TMDB counts a season's parts together.
     part: int | None = None
+    # "Open.Season.2006", "Open.Season.2.2008": a season read from "Season N" right after
+    # the title, which may as well be a word of a film's title ("Open Season", "Open
+    # Season 2"); None when the season is marked otherwise.
+    season_title: str | None = None
 
 
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
@@ -203,7 +207,31 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     if rest != basename or folder:  # the tags say nothing of the title
         bare = "/".join(strip_tags(part) for part in folder.split("/")) if folder else ""
         text = f"{bare}/{rest}" if folder else rest
-    return _in_folder(_parse_scene(text, kind, ru), folder)
+    parsed = _in_folder(_parse_scene(text, kind, ru), folder)
+    # the name as written: "Season 2006" was made "S2006" above
+    written = unicodedata.normalize("NFC", name).replace("\\", "/").rpartition("/")[2]
+    return replace(parsed, season_title=_season_title(parsed, written))
+
+
+# "Title.Season.N" with nothing numbering an episode after it.
+_SEASON_WORD_AFTER = re.compile(r"(?i)[ ._-]+season[ ._-]+(\d{1,4})(?![\d\w])")
+
+
+def _season_title(parsed: Parsed, basename: str) -> str | None:
+    """ "Open Season" of "Open.Season.2006", "Open Season 2" of "Open.Season.2.2008": the
+    title with the season word (and a number that is no year) when guessit took the
+    word for a season right after the title."""
+    if parsed.kind != "series" or parsed.episodes or parsed.date or parsed.special:
+        return None
+    if parsed.title is None or parsed.season is None:
+        return None
+    found = _SEASON_WORD_AFTER.search(basename)
+    if found is None or int(found.group(1)) != parsed.season:
+        return None
+    if fold(basename[: found.start()].replace(".", " ").replace("_", " ")) != fold(parsed.title):
+        return None
+    number = found.group(1)
+    return f"{parsed.title} Season" + ("" if _PREFIX_YEAR.fullmatch(number) else f" {number}")
 
 
 def _tv_season_marked(text: str, kind: MediaKind | None) -> Parsed | None:
