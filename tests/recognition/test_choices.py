@@ -8,12 +8,13 @@ from dataclasses import replace
 import pytest
 
 from recognition.candidates import Candidate, MediaKind, Query, Reading, Season
-from recognition.decide import Decision, decide
+from recognition.decide import decide
 from recognition.parsing.formats import Format, release_format
 from recognition.parsing.identifiers import find_identifiers
 from recognition.parsing.release import parse_release
 from recognition.weigh import strong, weigh
 from tests.support.candidates import titled
+from tests.support.search import chosen
 
 AUTO = 0.85
 
@@ -46,10 +47,6 @@ def title(
 
 def film(name: str, year: int | None = None, **more: object) -> Query:
     return replace(Query("movie", (Reading(name, year),)), **more)  # type: ignore[arg-type]
-
-
-def chosen(decision: Decision) -> str | None:
-    return decision.chosen.provider_id if decision.chosen else None
 
 
 # --- 1. what the release says: language tags, ids, a complete series ---------------------

@@ -7,23 +7,12 @@ evidence does not point to one, still asked (tests/data/regression/decisive.json
 from dataclasses import replace
 
 from recognition.candidates import AiredEpisode, Query, Reading
-from recognition.decide import Decision, decide
+from recognition.decide import decide
 from recognition.explain import explain, without_tour
 from tests.support.candidates import with_seasons as title
+from tests.support.search import chosen, film, offered
 
 AUTO = 0.85
-
-
-def film(name: str, year: int | None = None) -> Query:
-    return Query("movie", (Reading(name, year),))
-
-
-def chosen(decision: Decision) -> str | None:
-    return decision.chosen.provider_id if decision.chosen else None
-
-
-def offered(decision: Decision) -> set[str | None]:
-    return {c.provider_id for c in decision.candidates}
 
 
 # --- concerts, stand-up, documentaries --------------------------------------------------

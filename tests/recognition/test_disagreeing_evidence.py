@@ -6,9 +6,10 @@ from dataclasses import replace
 import pytest
 
 from recognition.candidates import AiredEpisode, Query, Reading, Season
-from recognition.decide import Decision, decide
+from recognition.decide import decide
 from recognition.explain import is_edition, without_edition
 from tests.support.candidates import with_seasons as title
+from tests.support.search import chosen, film, offered
 
 AUTO = 0.85
 
@@ -24,18 +25,6 @@ def pack(name: str, year: int | None, season: int, count: int, *, whole: bool = 
         seasons=(season,),
         whole_seasons=whole,
     )
-
-
-def film(name: str, year: int | None = None) -> Query:
-    return Query("movie", (Reading(name, year),))
-
-
-def chosen(decision: Decision) -> str | None:
-    return decision.chosen.provider_id if decision.chosen else None
-
-
-def offered(decision: Decision) -> set[str | None]:
-    return {c.provider_id for c in decision.candidates}
 
 
 # --- 1. what the files say against the year ----------------------------------------------

@@ -9,10 +9,11 @@ from dataclasses import replace
 import pytest
 
 from recognition.candidates import AiredEpisode, Candidate, Query, Reading, Season
-from recognition.decide import Decision, decide
+from recognition.decide import decide
 from recognition.parsing.formats import release_format
 from recognition.weigh import weigh
 from tests.support.candidates import titled
+from tests.support.search import chosen
 
 AUTO = 0.85
 
@@ -50,10 +51,6 @@ def episode(name: str, season: int, number: int, release: str = "") -> Query:
         since=form.since,
         capture=form.capture,
     )
-
-
-def chosen(decision: Decision) -> str | None:
-    return decision.chosen.provider_id if decision.chosen else None
 
 
 # NBC's remake far more watched than the BBC's original (2001-2002), and Prime Video's of

@@ -3,7 +3,8 @@ and what a release name is taken for through it."""
 
 from dataclasses import dataclass, field, replace
 
-from recognition.candidates import AiredEpisode, Candidate, MediaKind
+from recognition.candidates import AiredEpisode, Candidate, MediaKind, Query, Reading
+from recognition.decide import Decision
 from recognition.identify import Release, identify_download, parse_release_of
 from recognition.lookups import Lookup
 from recognition.recognize import Recognized, TorrentFile
@@ -59,3 +60,18 @@ async def found(name: str, titles: list[Candidate]) -> tuple[str | None, int]:
     )
     chosen = decision.chosen
     return (chosen.provider_id if chosen else None), len(catalogue.calls)
+
+
+def film(name: str, year: int | None = None) -> Query:
+    """The query of a film's name (and year), as a release name gives it."""
+    return Query("movie", (Reading(name, year),))
+
+
+def chosen(decision: Decision) -> str | None:
+    """The TMDB id a decision took, if any."""
+    return decision.chosen.provider_id if decision.chosen else None
+
+
+def offered(decision: Decision) -> set[str | None]:
+    """The TMDB ids a decision offers the person."""
+    return {c.provider_id for c in decision.candidates}
