@@ -730,7 +730,7 @@ def _best_name(title: str, candidate: Candidate) -> tuple[str, TitleMatch]:
     for name in candidate.all_names():
         bare = _YEAR_IN_NAME.sub("", name)
         forms = (name, *_credited(name), *([bare] if bare != name else []), *_slashed(name))
-        forms = (*forms, *_theatrical(name, candidate))
+        forms = (*forms, *_theatrical(name, candidate), *_without_article(name, candidate))
         for form in forms:
             match = title_match(title, form)
             if TITLE_RANK[match] > TITLE_RANK[best[1]]:
@@ -762,6 +762,29 @@ def _theatrical(name: str, candidate: Candidate) -> tuple[str, ...]:
         return ()
     bare = _THEATRICAL.sub("", name)
     return (bare,) if bare != name else ()
+
+
+# Leading articles trackers drop from a title in its own language ("Casa de Papel" of
+# "La casa de papel", "Reina del Sur" of "La Reina del Sur").
+_ARTICLES_OF = {
+    "es": frozenset({"el", "la", "los", "las"}),
+    "fr": frozenset({"le", "la", "les"}),
+    "it": frozenset({"il", "lo", "la", "gli", "le"}),
+    "pt": frozenset({"o", "a", "os", "as"}),
+    "de": frozenset({"der", "die", "das"}),
+    "nl": frozenset({"de", "het"}),
+}
+
+
+def _without_article(name: str, candidate: Candidate) -> tuple[str, ...]:
+    """A name in its original language without its leading article, when two words or
+    more remain (never "Le Mans" → "Mans"); an English title keeps its "Die" ("Die
+    Another Day")."""
+    words = fold(name).split()
+    articles = _ARTICLES_OF.get(candidate.language or "", frozenset())
+    if len(words) < 3 or words[0] not in articles:
+        return ()
+    return (" ".join(words[1:]),)
 
 
 # "Bron/Broen": one name of a show in two languages (words of four letters or more:

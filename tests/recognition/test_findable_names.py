@@ -3,6 +3,8 @@ two names of one title side by side, season words glued to a title or written wi
 their letters, "Volume" for TMDB's "Vol.", editions of several words. The decisions
 are in tests/data/regression/findable.json; here the classes, one by one."""
 
+from dataclasses import replace
+
 import pytest
 
 from recognition.candidates import Candidate, Query, Reading, Season
@@ -12,7 +14,7 @@ from recognition.folding import title_key
 from recognition.forms import other_forms
 from recognition.lookups import MAX_REQUESTS
 from recognition.parsing.release import parse_release
-from tests.support.candidates import titled
+from tests.support.candidates import titled, with_seasons
 from tests.support.search import AUTO, found
 
 
@@ -162,3 +164,19 @@ def test_an_edition_of_four_words_is_no_word_of_the_title() -> None:
     title = "Mad Max Fury Road Black and Chrome Edition"
     assert without_edition(title) == "Mad Max Fury Road"
     assert without_edition("Guns and Roses") is None
+
+
+async def test_a_title_without_its_own_languages_article_is_the_title() -> None:
+    """Trackers drop a leading article of the title's own language ("Casa de Papel");
+    never of another language's title ("Another Day" is not "Die Another Day")."""
+    casa = with_seasons(
+        "71446", "La casa de papel", 2017, 150, kind="series", seasons=((3, 8, 2019),)
+    )
+    casa = replace(casa, language="es")
+    queen = with_seasons(
+        "62688", "Queen of the South", 2016, 60, kind="series", seasons=((3, 13, 2018),)
+    )
+    assert (await found("Casa.de.Papel.S03E01.1080p.NF.WEB-DL", [casa, queen]))[0] == "71446"
+    bond = titled("36669", "Die Another Day", 2002, 60)
+    other = titled("56", "Another Day", 2001, 1)
+    assert (await found("Another.Day.2001.1080p.WEB", [bond, other]))[0] == "56"
