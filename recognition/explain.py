@@ -17,12 +17,14 @@ from typing import Protocol
 from recognition.folding import ARTICLES, compact, title_key
 from recognition.parsing.episodes import SEASON_WORDS
 
+_WHOLE = frozenset({"complete", "completa", "completo", "komplett", "integrale"})
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _SUBTITLE = re.compile(r"\s*[:~]\s*|\s+[-–—]\s+")
 _SEASON_WORDS = frozenset(title_key(word) for word in SEASON_WORDS) | {"cour"}
 # A part of a show in other languages ("Parte 3", "Partie 2", "Teil 2"): TMDB names
 # Netflix's parts "Part N".
 _PART_WORDS = {"parte": "part", "partie": "part", "teil": "part", "czesc": "part"}
+_ORDINAL = re.compile(r"(\d{1,2})[aoº]")  # "3ª", "3a", "3º" as folded
 _OVA = frozenset({"ova", "oad", "ona"})
 # Words after a show's name that say the release is its specials (TMDB's season 0).
 _SPECIALS = frozenset({"specials", "special episodes", "season 0", "season 00", "s00", "sp"})
@@ -241,10 +243,14 @@ def season_named(words: Sequence[str], seasons: Sequence[Named] | None) -> int |
     if not seasons or not words:
         return None
     words = [_PART_WORDS.get(w, w) for w in words]
+    while len(words) > 1 and words[-1] in _WHOLE:
+        words = words[:-1]  # "3ª Parte Completa": the whole part
     wanted = " ".join(w for w in words if w not in ARTICLES)
     forms = {wanted}
     if words[0] in _SEASON_WORDS and re.search(r"[^\W\d]", " ".join(words[1:])):
         forms.add(" ".join(w for w in words[1:] if w not in ARTICLES))  # "Сезон «Шабаш»"
+    if len(words) == 2 and words[1] == "part" and (ordinal := _ORDINAL.fullmatch(words[0])):
+        forms.add(f"part {ordinal.group(1)}")  # "3ª Parte" is TMDB's "Part 3"
     numbers = {s.number for s in seasons if s.number > 0}
     for season in seasons:
         for name in (season.name, *season.names) if season.number > 0 else ():

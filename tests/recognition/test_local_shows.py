@@ -149,3 +149,32 @@ def test_a_turkish_channels_episode_number_may_count_on_from_the_first_season() 
     assert counts_on("Muhteşem Yüzyıl 4. Sezon/Muhteşem Yüzyıl 104. Bölüm.mp4")
     assert not counts_on("Muhteşem Yüzyıl 4. Sezon/Muhteşem Yüzyıl 4. Sezon 1. Bölüm.mp4")
     assert not counts_on("Dark/Staffel 2/Dark.Folge.5.mkv")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "La.Casa.de.Papel.3ª.Parte.1080p.NF.WEB-DL.DUAL",
+        "La Casa de Papel - 3ª Parte Completa (2019) 1080p Dublado",
+        "La Casa de Papel - Parte 3 (2019) 1080p Dublado",
+    ],
+)
+async def test_a_part_numbered_first_is_tmdbs_part_of_that_number(name: str) -> None:
+    """ "3ª Parte" (the ordinal first, as Portuguese and Spanish write it), also with
+    "Completa", is the season TMDB names "Part 3"."""
+    casa = replace(
+        with_seasons("71446", "La casa de papel", 2017, 150, kind="series", language="es"),
+        seasons=tuple(
+            Season(n, count, year, name=f"Part {n}")
+            for n, count, year in ((1, 9, 2017), (2, 6, 2017), (3, 8, 2019), (4, 8, 2020))
+        ),
+    )
+    queen = show("62688", "Queen of the South", 2016, 5)
+    files = tuple(TorrentFile(f"{name}/La.Casa.de.Papel.E0{n}.mkv", 10**9) for n in (1, 2))
+    decision = await identify_download(
+        Release(name, files), parse, Lookup(Search([casa, queen])), auto_accept=AUTO,
+        language="ru-RU",
+    )  # fmt: skip
+    assert decision.chosen is not None
+    assert decision.chosen.provider_id == "71446"
+    assert decision.chosen.evidence.season == 3
