@@ -177,4 +177,5 @@ async def test_a_part_numbered_first_is_tmdbs_part_of_that_number(name: str) -> 
     )  # fmt: skip
     assert decision.chosen is not None
     assert decision.chosen.provider_id == "71446"
+    assert decision.chosen.evidence is not None
     assert decision.chosen.evidence.season == 3
