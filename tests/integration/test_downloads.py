@@ -52,11 +52,24 @@ async def state_of(store: Store, download_id: Id, wanted: State) -> Download | N
 
 
 async def wait_state(
-    running: Running, download_id: Id, wanted: State, *, within: float = 40
+    running: Running, download_id: Id, wanted: State, *, within: float = 90
 ) -> Download:
-    """Wait for ``wanted`` (the ``seeder`` fixture stands in for the tracker meanwhile)."""
+    """Wait for ``wanted`` (the ``seeder`` fixture stands in for the tracker meanwhile);
+    a timeout says where the download and its torrent stood. Mostly 3 s; 90 s covers
+    libtorrent's reconnect backoff (~60 s), which once outlasted a 40 s wait under a
+    full suite's load (a hybrid torrent's v1-only magnet on 4.5)."""
     reached = partial(state_of, running.store, download_id, wanted)
-    return await eventually(reached, within=within, what=f"{download_id} {wanted}")
+    try:
+        return await eventually(reached, within=within, what=f"{download_id} {wanted}")
+    except AssertionError as timeout:
+        download = await running.store.downloads.get_download(download_id)
+        hashes = {h.value for h in download.infohashes}
+        torrents = [
+            {key: info.get(key) for key in ("hash", "state", "progress", "num_seeds")}
+            for info in running.qbt.client().torrents_info()
+            if hashes & {str(info.get(k)) for k in ("hash", "infohash_v1", "infohash_v2")}
+        ]
+        raise AssertionError(f"{timeout}; it is {download.state}, in qBittorrent {torrents}")
 
 
 @pytest.mark.parametrize(
