@@ -123,20 +123,30 @@ def _stem_of(title: str, name: str) -> bool:
     return title_key(title) in _stem_keys(name)
 
 
+# "Michael Jackson's This Is It": an artist of two words or more, a title of two or more.
+_POSSESSIVE = re.compile(r"^(?P<artist>[^:'’]+?)['’]s\s+(?P<rest>\S+\s+\S.*)$")
+
+
 def _after_credit(title: str, candidate: Candidate) -> bool:
     """ "Nanette" of "Hannah Gadsby: Nanette", "Through the Never" of "Metallica: Through
-    the Never": a film's name after the artist it credits before a colon, the artist
-    named by its overview too."""
+    the Never", "This Is It" of "Michael Jackson's This Is It": a film's name after the
+    artist it credits before a colon or as its owner, the artist named by its overview
+    too (possessive or not)."""
     key = title_key(title)
     overview = f" {title_key(candidate.overview or '')} "
     for name in candidate.all_names():
         artist, colon, rest = name.partition(":")
+        if not colon and (owned := _POSSESSIVE.match(name)) is not None:
+            artist, rest = owned["artist"], owned["rest"]
+            if len(title_key(artist).split()) < 2:
+                continue  # "Ocean's Eleven", "Schindler's List": a name's word, no artist
+        elif not colon:
+            continue
         credited = title_key(artist)
         if (
-            colon
-            and title_key(rest) == key
+            title_key(rest) == key
             and 0 < len(credited.split()) <= 4
-            and f" {credited} " in overview
+            and re.search(rf" {re.escape(credited)}s? ", overview)
         ):
             return True
     return False

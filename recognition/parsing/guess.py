@@ -51,6 +51,12 @@ class Guess:
     # which guessit takes for another title.
     subtitle: str | None = None
     alternative: str | None = None  # "Doctor.Who.2005.The.Christmas.Invasion": after the year
+    # "12.Monkeys.1080p", "21.Jump.Street.720p": guessit's episode 12 of "Monkeys", a
+    # number that opens the name with nothing else marking an episode.
+    number_opens_title: bool = False
+    # "The.Hateful.Eight.Extended.Version.S01": the edition guessit read right after a
+    # show's title, as written ("Extended Version"): a film's cut released as a series.
+    edition_after_title: str | None = None
 
 
 _RULES = GuessItApi()  # holds the rules, built once; every options set shares them
@@ -143,6 +149,8 @@ def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
         episode_title=episode_title,
         subtitle=_after_dash(text, title_spans, alternatives),
         alternative=next((s.raw.strip(" ._-") for s in alternatives), None),
+        number_opens_title=_number_opens_title(text, matches),
+        edition_after_title=_edition_after_title(text, matches, title_spans),
     )
 
 
@@ -324,6 +332,43 @@ def _written_as_season(text: str, season: Any, episodes: Sequence[Any]) -> bool:
     if start and text[start - 1] in "Ss":
         return True
     return any(int(e.start) == end + 1 and text[end] in "xX" for e in episodes)
+
+
+# A number (no leading zero) opening a name, a word of letters after it.
+_OPENING_NUMBER = re.compile(r"[1-9]\d{0,2}(?=[ ._][^\W\d_])")
+
+
+def _number_opens_title(text: str, matches: Mapping[str, Sequence[Any]]) -> bool:
+    """ "12.Monkeys.1080p", "21.Jump.Street", "13.Going.on.30": every season and episode
+    guessit found is a bare number (no "S01E05", "1x05", episode word), one of them the
+    number the name opens with, and the name is a release's, its format named. No release
+    names an episode that way: the number is the title's first word (a pack's "12 The
+    Gift.avi" names no format: its number stays the episode's)."""
+    found = [*(matches.get("season") or ()), *(matches.get("episode") or ())]
+    if not found or any("weak-episode" not in (m.tags or ()) for m in found):
+        return False
+    if not any(matches.get(tag) for tag in ("screen_size", "source", "video_codec")):
+        return False
+    start = text.rfind("/") + 1
+    opening = _OPENING_NUMBER.match(text, start)
+    return opening is not None and any(
+        int(m.start) == start and int(m.end) <= opening.end() for m in found
+    )
+
+
+def _edition_after_title(
+    text: str, matches: Mapping[str, Sequence[Any]], title_spans: Sequence[_Span]
+) -> str | None:
+    """The words of an edition guessit read right after the title ("Extended Version"
+    of "The.Hateful.Eight.Extended.Version.S01"), as written."""
+    if not title_spans:
+        return None
+    end = title_spans[0].end
+    for match in matches.get("edition") or ():
+        between = text[end : int(match.start)]
+        if between.strip(" ._-") == "" and (words := text[int(match.start) : int(match.end)]):
+            return re.sub(r"[._]+", " ", words).strip(" -")
+    return None
 
 
 def _year_read_as_episode(text: str, matches: Mapping[str, Sequence[Any]]) -> bool:

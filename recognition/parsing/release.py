@@ -257,6 +257,9 @@ def _parse_scene(
     title, year, title_with_year = _fix_title_and_year(text, guess)
     if title_with_year is None and kind != "series":
         title_with_year = _number_titled(text, guess, title)
+    if title_with_year is None and title and guess.edition_after_title and guess.type == "episode":
+        # "The.Hateful.Eight.Extended.Version.S01": a film's cut that is a series of its own
+        title_with_year = f"{title} {guess.edition_after_title}"
     if title is not None and (complete := _COMPLETE_AT_END.search(title)) is not None:
         title = title[: complete.start()]  # "Show Complete + Film": guessit's tag, kept
     named_special = _NAMED_SPECIAL.search(title or "") if kind != "movie" else None
@@ -337,10 +340,11 @@ def _also_known_as(title: str | None) -> tuple[str | None, str | None]:
 
 def _guessed(text: str, kind: MediaKind | None) -> Guess:
     """guessit's reading, read again as a movie when it took a year for an episode
-    ("Blade Runner 2049"), and with a movie's "Part Two" kept in its title."""
+    ("Blade Runner 2049") or a number that opens the name for one ("12 Monkeys"), and with
+    a movie's "Part Two" kept in its title."""
     guessed_as = kind
     guess = guess_name(text, kind)
-    if guess.year_read_as_episode and kind != "series":
+    if (guess.year_read_as_episode or guess.number_opens_title) and kind != "series":
         guessed_as = "movie"
         guess = guess_name(text, guessed_as)
     if guess.split_part and guess.type == "movie":
