@@ -108,6 +108,9 @@ TEMPLATES: Mapping[str, str] = {
     "review.hint_unread": N_(
         "You wrote “{hint}”, which does not name one title: pick the one you meant."
     ),
+    "review.episode_twice": N_(
+        "{other} and {file} would both be {episode}: neither is placed under a guess."
+    ),
     "review.date_unlisted": N_(
         "{file} is dated {date}, and TMDB lists no episode of this title on that day:"
         " it is not placed."

@@ -218,6 +218,8 @@ def unplaceable(
         numbered = [f for f in files if f.role == "video" and f.season in (None, 1)]
         if numbered:
             return reason("review.season_unknown", words=season_words, file=numbered[0].path)
+    if (twice := _episode_twice(files)) is not None:
+        return twice
     counts = None if seasons is None else {s.number: s.episodes for s in seasons}
     for file in files:
         if file.role != "video":
@@ -232,6 +234,23 @@ def unplaceable(
         if season not in counts or max(file.episodes) > counts[season]:
             tag = f"S{season:02d}E{max(file.episodes):02d}"
             return reason("review.episode_unlisted", file=file.path, episode=tag)
+    return None
+
+
+def _episode_twice(files: Sequence[RecognizedFile]) -> Reason | None:
+    """Two videos of one part of a season that would both hold an episode ("Show 2 03"
+    read as episodes 2–3 beside "Show 2 04" as 2–4): one of them, at least, is read
+    wrong, and which is not known, so neither is placed under a guess."""
+    claimed: dict[tuple[int, int, int], str] = {}
+    for file in files:
+        if file.role != "video":
+            continue
+        season = 1 if file.season is None else file.season
+        for episode in file.episodes:
+            other = claimed.setdefault((season, episode, file.part), file.path)
+            if other != file.path:
+                tag = f"S{season:02d}E{episode:02d}"
+                return reason("review.episode_twice", file=file.path, other=other, episode=tag)
     return None
 
 
