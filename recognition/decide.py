@@ -156,8 +156,21 @@ def _tie_broken(
             return group, None
         if name == "pack" and max(map(_year_rank, trailing)) > max(map(_year_rank, leaders)):
             return group, None  # the count says one title, the year another: ask
+        if name == "whole" and _counted_on(query, leaders) and not _counted_on(query, trailing):
+            return group, None  # "Spice and Wolf - 20": S02E07 counted on, or the remake's 20
         group, rule = leaders, name
     return group, rule
+
+
+def _counted_on(query: Query, candidates: Sequence[Candidate]) -> bool:
+    """Whether a number without a season is past the first season of every one of
+    ``candidates``: it fits them only counted on across seasons."""
+    numbers = [e for s, e, _ in query.episodes if s is None]
+    firsts = [
+        min((s for s in c.seasons or () if s.number > 0), key=lambda s: s.number, default=None)
+        for c in candidates
+    ]
+    return bool(numbers) and all(f is not None and max(numbers) > f.episodes for f in firsts)
 
 
 def _format_points(query: Query, famous: Candidate, others: Sequence[Candidate]) -> bool:

@@ -178,14 +178,19 @@ def _season_sharing_a_name(
 def _subtitled_as(name: str, main_names: Sequence[str]) -> bool:
     """ "Mushoku Tensei: Isekai Ittara Honki Dasu" beside the title "Mushoku Tensei:
     Jobless Reincarnation": an alternative name whose subtitle stands where the title's
-    own does is that subtitle in another language — the show's whole name, no part."""
+    own does is that subtitle in another language — the show's whole name, no part. So
+    is one whose name before the subtitle is another language's and the subtitle the
+    title's own ("Ookami to Koushinryou: Merchant Meets the Wise Wolf" of "Spice and
+    Wolf: MERCHANT MEETS THE WISE WOLF")."""
     stem, *subtitle = _SUBTITLE.split(name, maxsplit=1)
-    if not subtitle or not title_key(stem):
+    if not subtitle or not title_key(stem) or not title_key(subtitle[0]):
         return False
     return any(
         len(parts := _SUBTITLE.split(main, maxsplit=1)) == 2
-        and title_key(parts[0]) == title_key(stem)
         and title_key(parts[1])
+        and (
+            title_key(parts[0]) == title_key(stem) or title_key(parts[1]) == title_key(subtitle[0])
+        )
         for main in main_names
     )
 

@@ -372,8 +372,9 @@ def _special(
             hits = _on_holiday(bare, dated, candidate)
         if len(hits) == 1:
             return query.unnumbered[0], 0, hits[0].number
-    if query.special and len(specials) == 1:
-        return query.unnumbered[0], 0, specials[0].number  # "a special" of a show with one
+    # "a special" of a show with one; never one that numbers itself past it ("OVA2")
+    if query.special and len(specials) == 1 and all((n or 1) == 1 for _, n in query.specials):
+        return query.unnumbered[0], 0, specials[0].number
     # "Sherlock - A Scandal in Belgravia": a regular episode by its name (seasons fetched)
     regular = [e for e in candidate.aired if e.season > 0 and e.number > 0 and e.name]
     for name in (words, query.episode_title):
@@ -438,6 +439,10 @@ def _in_box(query: Query, candidate: Candidate) -> tuple[tuple[str, int, int], .
         hits = {number for key, number, _ in specials if key in words}
         if len(hits) > 1:  # two "Christmas Special"s: the one of the year the name holds
             hits = {n for key, n, year in specials if key in words and f" {year} " in words}
+        if not hits and (dated := _OWN_YEAR.search(PurePosixPath(path).stem)) is not None:
+            # "Specials/Downton Abbey - Christmas Special 2011": the one aired that Christmas
+            holiday = PurePosixPath(path).stem[: dated.start()]
+            hits = {e.number for e in _on_holiday(holiday, int(dated[1]), candidate)}
         if len(hits) == 1:
             found.append((path, 0, hits.pop()))
     left = [p for p in query.unnumbered if p not in {f[0] for f in found}]
@@ -566,7 +571,10 @@ def _by_marker(
     for path, number in specials:
         if number is None:
             continue
-        marked = re.compile(rf"\b(?:{'|'.join(_MARKERS)}) ?0*{number}\b")
+        # The file's own marker: an OAD's number is no OVA's ("[OAD] - 01" is not "OVA 1").
+        stem = title_key(PurePosixPath(path).stem)
+        own = [m for m in _MARKERS if re.search(rf"\b{m}(?: ?\d|\b)", stem)] or _MARKERS
+        marked = re.compile(rf"\b(?:{'|'.join(own)}) ?0*{number}\b")
         hits = {
             e.number
             for e in candidate.aired
