@@ -32,6 +32,9 @@ DATA = Path(__file__).parent / "data"
 HELDOUT = DATA / "heldout"
 REGRESSION = DATA / "regression"
 WORLD = DATA / "world"  # held out too; not yet at the targets (issue 35)
+# Held out, scored by ``make recognition`` but not held by the suite: a case's answer is
+# disputed (docs/recognition.md, "World sets").
+BLIND = DATA / "blind"
 DEFAULT_SIZE = 1_000_000_000
 
 
@@ -199,7 +202,8 @@ async def score_set(path: Path, identify: Identify, only: Sequence[str] = ()) ->
 def sets(paths: Sequence[str]) -> list[Path]:
     if paths:
         return [Path(p) for p in paths]
-    return sorted([*HELDOUT.glob("*.json"), *REGRESSION.glob("*.json"), *WORLD.glob("*.json")])
+    held_out = [*HELDOUT.glob("*.json"), *WORLD.glob("*.json"), *BLIND.glob("*.json")]
+    return sorted([*held_out, *REGRESSION.glob("*.json")])
 
 
 async def _main(paths: Sequence[str], verbose: bool, only: Sequence[str] = ()) -> int:
