@@ -178,11 +178,11 @@ async def find_title(
     await _part_seasons(query, lookup, found)
     await _year_seasons(query, lookup, found)
     decision = decide(query, found.all(), auto_accept)
-    # Shows the evidence cannot tell apart; or one the year took over another (a
-    # series named by its pilot's or miniseries' year).
-    rivals = 1 if decision.rule in ("ambiguous", "popularity") else 2
+    # The episode's title in the name tells shows the evidence cannot tell apart, or one
+    # the year took over another (a series named by its pilot's or miniseries' year);
+    # and of one show, whether the number is the episode the title names (else asked).
     named = decision.rule not in _BY_FACTS
-    if named and await _episode_names(query, lookup, found, rivals, language):
+    if named and await _episode_names(query, lookup, found, language):
         decision = decide(query, found.all(), auto_accept)
     return decision
 
@@ -802,15 +802,14 @@ def _names_languages(
     return list(unique)[:2]
 
 
-async def _episode_names(
-    query: Query, lookup: Lookup, found: "_Found", rivals: int, language: str
-) -> bool:
-    """Same-name shows, and an episode title in the name
-    ("Doctor.Who.S13E01.Chapter.One…"): that season of each (three at most), whose
-    episode list names it — also of a show only the year ruled out (a series named by
-    its pilot's or miniseries' year: "Battlestar.Galactica.2003.S01E01.33"), when there
-    are ``rivals`` shows or more. True when any season was fetched. The names are
-    fetched in the language the title is written in (``_names_languages``)."""
+async def _episode_names(query: Query, lookup: Lookup, found: "_Found", language: str) -> bool:
+    """An episode title in the name ("Doctor.Who.S13E01.Chapter.One…"): that season of
+    each same-name show (three at most), whose episode list names it — also of a show
+    only the year ruled out (a series named by its pilot's or miniseries' year:
+    "Battlestar.Galactica.2003.S01E01.33"); of one show, its list tells whether the
+    title is its number's ("Breaking.Bad.S02E03.Seven.Thirty-Seven" is not: asked).
+    True when any season was fetched. The names are fetched in the language the title
+    is written in (``_names_languages``)."""
     if not query.episode_title or len(query.episodes) != 1 or query.episodes[0][0] is None:
         return False
     season = query.episodes[0][0]
@@ -819,8 +818,6 @@ async def _episode_names(
         for c in found.same_name_shows()
         if any(s.number == season for s in c.seasons or ()) and not found.has_season(c, season)
     ]
-    if len(shows) < rivals:
-        return False
     fetched = False
     for show in shows[:DETAILS]:
         words = [query.episode_title]

@@ -648,9 +648,10 @@ def _by_numbered_names(
     """Files numbered and titled ("1x01 - The Train Job") whose TMDB names are of
     their season (fetched): where every title names one distinct episode, the titles
     place them (a DVD's order, a broadcaster's, against TMDB's); where some name
-    another episode than their number and not every title names one, which holds is
-    not known: those are asked (episode 0). Else the numbers hold, the titles that
-    agree are evidence for the show."""
+    another episode than their number and not every title names one, or one file's
+    title names another of a regular season ("Breaking.Bad.S02E03.Seven.Thirty-Seven";
+    a special's title places it), which holds is not known: those are asked (episode
+    0). Else the numbers hold, the titles that agree are evidence for the show."""
     regular = [s.number for s in candidate.seasons or () if s.number > 0]
     only = regular[0] if len(regular) == 1 else None
     groups: dict[int, list[tuple[str, int, int | None]]] = {}
@@ -664,7 +665,10 @@ def _by_numbered_names(
     found = []
     for number, files in groups.items():
         numbers = [hit for _, _, hit in files]
-        distinct = None not in numbers and len(set(numbers)) == len(numbers)
+        # One file's title against its number says nothing of the pack's order: asked;
+        # but each database numbers specials its own way: TMDB's name places one.
+        ordered = len(numbers) > 1 or number == 0
+        distinct = ordered and None not in numbers and len(set(numbers)) == len(numbers)
         disagree = any(hit is not None and hit != episode for _, episode, hit in files)
         for path, episode, hit in files:
             if disagree and distinct:
@@ -1142,6 +1146,11 @@ def _seasons(
         return "none", None
     counts = {season.number: season.episodes for season in candidate.seasons}
     regular = {number: count for number, count in counts.items() if number > 0}
+    for number, year in query.season_years:
+        # "Top Gear/Series 22 (2015)": the 1977 show's series 22 aired in 1998.
+        aired = next((s.year for s in candidate.seasons if s.number == number), None)
+        if aired is not None and abs(aired - year) > 1:
+            return "misfit", f"S{number:02d} ({year})"
     for pack in query.seasons:
         if pack > 0 and pack not in regular:
             return "misfit", f"S{pack:02d}"

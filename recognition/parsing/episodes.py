@@ -268,12 +268,22 @@ _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _BOLUM = re.compile(r"(?i)(?<!\d)\d{1,4}\.?\s*b[öo]l[üu]m(?!\w)")
 
 
+# "Chapter 14", "Chapter 9 - The Marshal": shows whose episodes are chapters number
+# them across seasons (House of Cards, The Mandalorian), TMDB from 1 in each.
+_CHAPTER = re.compile(r"(?i)^(?:chapter|chapitre|kapitel|глава)[ ._-]*\d{1,3}(?!\d)")
+
+
 def counts_on(path: str) -> bool:
     """A Russian or Turkish channel's numbering: "Сезон 3/Серия 41.mkv", "5. Sezon/131.
     Bölüm.mp4" may count on from the first season (the channel numbers across seasons,
     TMDB from 1 in each). Only a file whose own name names no season, in a
-    Cyrillic-named season pack or numbered by "Bölüm"."""
+    Cyrillic-named season pack, numbered by "Bölüm", or named as a chapter
+    ("Season 2/Chapter 14.mkv")."""
     if names_season(path):
         return False
     stem = PurePosixPath(path.replace("\\", "/")).stem
-    return _CYRILLIC.search(path) is not None or _BOLUM.search(stem) is not None
+    return (
+        _CYRILLIC.search(path) is not None
+        or _BOLUM.search(stem) is not None
+        or _CHAPTER.match(stem) is not None
+    )
