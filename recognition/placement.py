@@ -250,7 +250,9 @@ def _episode_twice(files: Sequence[RecognizedFile]) -> Reason | None:
             other = claimed.setdefault((season, episode, file.part), file.path)
             if other != file.path:
                 tag = f"S{season:02d}E{episode:02d}"
-                return reason("review.episode_twice", file=file.path, other=other, episode=tag)
+                # Their own names: the torrent's folder would say the same twice.
+                names = {"file": PurePosixPath(file.path).name, "other": PurePosixPath(other).name}
+                return reason("review.episode_twice", episode=tag, **names)
     return None
 
 
