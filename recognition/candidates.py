@@ -191,6 +191,7 @@ class Candidate:
     countries: tuple[str, ...] = ()  # origin (shows) or production countries (movies)
     seasons: tuple[Season, ...] | None = None  # None: unknown
     imdb_id: str | None = None
+    tvdb_id: int | None = None  # a show's TheTVDB id (TMDB's external_ids)
     language: str | None = None  # the original language, ISO 639-1
     networks: tuple[str, ...] = ()  # a show's networks ("Netflix", "BBC One")
     aired: tuple[AiredEpisode, ...] = ()  # episodes of seasons fetched (dates, specials)

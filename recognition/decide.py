@@ -77,6 +77,10 @@ def decide(query: Query, found: Iterable[Candidate], auto_accept: float) -> Deci
     if not weighed:
         return Decision(None, (), "nothing", 0.0)
     pinned = [c for c in weighed if c.evidence is not None and c.evidence.identifier]
+    if len(pinned) > 1:
+        # An .nfo that lists the group's other releases: the ids of other titles than
+        # the name's are no evidence; one the name agrees with still decides.
+        pinned = [c for c in pinned if _ev(c).title != "weak"]
     if len(pinned) == 1:
         against = named_against_id(pinned[0], weighed)
         if against:
@@ -118,11 +122,14 @@ def named_against_id(pinned: Candidate, weighed: Sequence[Candidate]) -> list[Ca
     """Titles the name gives where an id names another: the id's title has the name but
     a year two or more off or another country than the name's tag, and these have the
     name with its year or tag ("Dune.2021" with an .nfo of the 1984 film's IMDb id;
-    "The.Office.UK" with the US show's): the id and the name disagree, asked. A year
-    one off, or nothing of the name that another title fits, leaves the id to decide."""
+    "The.Office.UK" with the US show's); or the id's title is not the name at all and
+    these are ("Ghostbusters.1984" with an .nfo of The Matrix's id): the id and the name
+    disagree, asked. A year one off, or nothing of the name that another title fits,
+    leaves the id to decide."""
     ev = _ev(pinned)
     by_year, by_country = ev.year_against or ev.year == "far", ev.country == "mismatch"
-    if not (by_year or by_country):
+    by_title = ev.title == "weak"
+    if not (by_year or by_country or by_title):
         return []
     return [
         c
@@ -130,7 +137,11 @@ def named_against_id(pinned: Candidate, weighed: Sequence[Candidate]) -> list[Ca
         if c is not pinned
         and not contradicted(_ev(c))
         and _ev(c).title in ("exact", "close")
-        and ((by_year and _ev(c).year == "exact") or (by_country and _ev(c).country == "match"))
+        and (
+            by_title
+            or (by_year and _ev(c).year == "exact")
+            or (by_country and _ev(c).country == "match")
+        )
     ]
 
 

@@ -188,7 +188,13 @@ async def find_title(
 
 
 def _against_name(evidence: Evidence) -> bool:
-    return evidence.year_against or evidence.year == "far" or evidence.country == "mismatch"
+    """The name is against the id's title: its year or tag, or its title is another."""
+    return (
+        evidence.year_against
+        or evidence.year == "far"
+        or evidence.country == "mismatch"
+        or evidence.title == "weak"
+    )
 
 
 # Decisions an episode's name cannot change: an id, an air date, the name itself.
@@ -844,6 +850,14 @@ async def _by_identifier(identifier: str, lookup: Lookup, found: "_Found") -> No
                 detailed = await lookup.details(candidate)
             except RejectedError:
                 continue  # TMDB refuses it (a bad id): not evidence
+            found.add([detailed or candidate], detailed=detailed is not None)
+    elif scheme == "tvdb":
+        # TMDB's find by a TVDB id answers shows (and episodes, not asked for here).
+        for candidate in [c for c in await lookup.find(value, "tvdb_id") if c.kind == "series"][:2]:
+            try:
+                detailed = await lookup.details(candidate)
+            except RejectedError:
+                continue
             found.add([detailed or candidate], detailed=detailed is not None)
     elif scheme == "tmdb":
         section, _, number = value.partition("/")

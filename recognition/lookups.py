@@ -7,11 +7,13 @@ these four calls will do, so the decision runs and is tested without a network.
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from recognition.candidates import AiredEpisode, Candidate, MediaKind
 
 MAX_REQUESTS = 10  # room for the seasons air dates and specials need
+# The ids TMDB's /find is asked by: IMDb's (films, shows) and TheTVDB's (shows).
+FindSource = Literal["imdb_id", "tvdb_id"]
 _AT_ONCE = 20  # seasons TMDB appends to one answer
 
 
@@ -27,7 +29,7 @@ class Catalogue(Protocol):
         self, kind: MediaKind, tmdb_id: int | str, *, language: str | None = None
     ) -> Candidate: ...
 
-    async def find(self, imdb_id: str) -> list[Candidate]: ...
+    async def find(self, external_id: str, source: FindSource = "imdb_id") -> list[Candidate]: ...
 
     async def season(
         self, tmdb_id: int | str, number: int, *, language: str | None = None
@@ -117,12 +119,12 @@ class Lookup:
             found[number] = listed
         return found
 
-    async def find(self, imdb_id: str) -> list[Candidate]:
-        key = ("find", imdb_id)
+    async def find(self, external_id: str, source: FindSource = "imdb_id") -> list[Candidate]:
+        key = ("find", external_id, source)
         if not self._has_room(key):
             return []
         if key not in self.cache:
             self.spent += 1
-            self.cache[key] = await self.catalogue.find(imdb_id)
+            self.cache[key] = await self.catalogue.find(external_id, source)
         found: list[Candidate] = self.cache[key]
         return found

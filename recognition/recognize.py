@@ -456,7 +456,8 @@ def _identifiers(
     torrent_name: str, dn: str | None, hint: Hint, texts: Sequence[str], kind: Kind
 ) -> tuple[str, ...]:
     """Ids in the name, the ``dn``, the hints and the texts; a TMDB id that does not say
-    its kind ("[tmdbid-60622]") is of the release's kind."""
+    its kind ("[tmdbid-60622]") is of the release's kind. A TVDB id is a show's only in
+    a series' release: TheTVDB numbers its films apart ("Film (2016) [tvdbid-1193]")."""
     tmdb_kind: Literal["movie", "tv"] = "tv" if kind == "series" else "movie"
     found = [
         *find_identifiers(torrent_name, tmdb_kind),
@@ -465,6 +466,8 @@ def _identifiers(
     ]
     for text in texts:
         found.extend(find_identifiers(text, tmdb_kind))
+    if kind != "series":
+        found = [ident for ident in found if not ident.startswith("tvdb:")]
     return tuple(dict.fromkeys(found))
 
 

@@ -207,7 +207,7 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
         service=_service(query.service, candidate),
         aired=aired,
         episode_named=_episode_named(query, candidate),
-        identifier=_identified(query.identifiers, candidate),
+        identifier=_identified(query, candidate),
         listed=dated,
         too_big=_too_big(query, candidate),
         era=era,
@@ -1101,11 +1101,18 @@ def _aired(
     return ("match" if len(dated) == len(dates) else "none"), tuple(dated)
 
 
-def _identified(identifiers: Sequence[str], candidate: Candidate) -> bool:
+def _identified(query: Query, candidate: Candidate) -> bool:
+    """An id of the release names ``candidate``; a film's id in a pack of episodes (the
+    film a show is based on, a leftover ``movie.nfo``) is not the pack's."""
     if candidate.provider != "tmdb":
         return False
-    own = {f"tmdb:{candidate.ref}"} | (
-        {f"imdb:{candidate.imdb_id}"} if candidate.imdb_id else set()
+    if candidate.kind == "movie" and query.kind == "series" and query.episodes:
+        return False
+    identifiers = query.identifiers
+    own = (
+        {f"tmdb:{candidate.ref}"}
+        | ({f"imdb:{candidate.imdb_id}"} if candidate.imdb_id else set())
+        | ({f"tvdb:{candidate.tvdb_id}"} if candidate.tvdb_id else set())
     )
     return any(identifier in own for identifier in identifiers)
 

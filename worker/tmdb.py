@@ -31,6 +31,7 @@ from core.config import MetadataSettings
 from core.errors import AuthFailedError, RejectedError, UnreachableError
 from core.numbers import ascii_int
 from recognition.candidates import AiredEpisode, Candidate, MediaKind, Season
+from recognition.lookups import FindSource
 
 SYSTEM = "tmdb"
 DEFAULT_TIMEOUT = 10.0
@@ -126,9 +127,10 @@ class TmdbClient:
             raise RejectedError(SYSTEM, "details answer without a valid id")
         return _detailed(found, answer)
 
-    async def find(self, imdb_id: str) -> list[Candidate]:
-        """Movies and shows with this IMDb id (``tt…``): ``/find`` by external id."""
-        answer = await self._get(f"find/{imdb_id}", {"external_source": "imdb_id"}, "find")
+    async def find(self, external_id: str, source: FindSource = "imdb_id") -> list[Candidate]:
+        """Movies and shows with this IMDb id (``tt…``) or, ``source="tvdb_id"``, TheTVDB
+        id: ``/find`` by external id."""
+        answer = await self._get(f"find/{external_id}", {"external_source": source}, "find")
         movies, shows = answer.get("movie_results"), answer.get("tv_results")
         return [
             *_candidates("movie", movies if isinstance(movies, list) else []),
@@ -299,6 +301,7 @@ def _detailed(found: Candidate, answer: Json) -> Candidate:
     imdb = _text(answer.get("imdb_id")) or (
         _text(external.get("imdb_id")) if isinstance(external, dict) else None
     )
+    tvdb = _int(external.get("tvdb_id")) if isinstance(external, dict) else None
     known = {found.title, found.original_title}
     return replace(
         found,
@@ -307,6 +310,7 @@ def _detailed(found: Candidate, answer: Json) -> Candidate:
         countries=tuple(dict.fromkeys(c for c in countries if c)),
         seasons=seasons,
         imdb_id=imdb,
+        tvdb_id=tvdb if found.kind == "series" else None,
         language=_text(answer.get("original_language")) or found.language,
         runtime=_int(answer.get("runtime")) if found.kind == "movie" else None,
         networks=tuple(n for r in _dicts(answer.get("networks")) if (n := _text(r.get("name")))),

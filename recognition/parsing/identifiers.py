@@ -4,7 +4,11 @@
 ``tmdb:movie/550`` / ``tmdb:tv/1399`` (a ``themoviedb.org`` link; a TMDB id as Jellyfin,
 Plex and Emby name folders, ``[tmdbid-550]``, ``{tmdb-550}``, ``[tmdbid=550]``, or as a
 Kodi ``.nfo`` gives it, ``<uniqueid type="tmdb">550</uniqueid>``, is the kind's the
-text says: a Kodi ``<tvshow>``, else the release's).
+text says: a Kodi ``<tvshow>``, else the release's), and ``tvdb:81189``: TheTVDB's id as
+media servers name folders (``[tvdbid-81189]``, ``{tvdb-81189}``), as Kodi gives it, or in a
+``thetvdb.com`` link that carries it (``?tab=series&id=81189``, ``/dereferrer/series/81189``;
+a link by name, ``/series/breaking-bad``, carries none). Kinopoisk, MyAnimeList or AniDB
+links name nothing TMDB can be asked by: they are no ids here.
 """
 
 import re
@@ -22,6 +26,16 @@ _TMDB_NFO = re.compile(
     r"(?i)<uniqueid\b[^>]*\btype=[\"']tmdb[\"'][^>]*>\s*([0-9]{1,9})\s*</uniqueid>"
     r"|<tmdbid>\s*([0-9]{1,9})\s*</tmdbid>"
 )
+# TheTVDB numbers shows, films and episodes apart: an id says which only by where it is.
+_TVDB_TAG = re.compile(r"(?i)[\[{(]tvdb(?:id)?[-=]([0-9]{1,9})[\]})]")
+_TVDB_LINK = re.compile(
+    r"(?i)thetvdb\.com/(?:index\.php)?\?(?:[^\s#]*&)?tab=series&(?:[^\s#]*&)?id=([0-9]{1,9})(?!\d)"
+    r"|thetvdb\.com/dereferrer/series/([0-9]{1,9})(?!\d)"
+)
+_TVDB_NFO = re.compile(
+    r"(?i)<uniqueid\b[^>]*\btype=[\"']tvdb[\"'][^>]*>\s*([0-9]{1,9})\s*</uniqueid>"
+    r"|<tvdbid>\s*([0-9]{1,9})\s*</tvdbid>"
+)
 _KODI_SHOW = re.compile(r"(?i)<(?:tvshow|episodedetails)\b")
 _LINK = re.compile(r"(?:https?://|www\.)\S+|(?<![A-Za-z\d])tt[0-9]{7,9}(?!\d)")
 
@@ -36,6 +50,11 @@ def find_identifiers(text: str, kind: Literal["movie", "tv"] = "movie") -> tuple
     found += [
         (m.start(), f"tmdb:{nfo_kind}/{int(m.group(1) or m.group(2))}")
         for m in _TMDB_NFO.finditer(text)
+    ]
+    found += [
+        (m.start(), f"tvdb:{int(next(g for g in m.groups() if g))}")
+        for pattern in (_TVDB_TAG, _TVDB_LINK, _TVDB_NFO)
+        for m in pattern.finditer(text)
     ]
     return tuple(dict.fromkeys(ident for _, ident in sorted(found)))
 

@@ -102,11 +102,12 @@ def endpoint_of(path: str) -> str:
 
 def catalogue() -> list[Entry]:
     """The built-in catalogue, with what some answers need to show every field jellybit
-    reads: alternative titles, a network, IMDb ids for shows."""
+    reads: alternative titles, a network, IMDb and TVDB ids for shows."""
     more: dict[tuple[str, int], dict[str, Any]] = {
         ("movie", 438631): {"alternative_titles": (AltTitle("RU", "Дюна: Часть первая"),)},
         ("tv", 100088): {
             "imdb_id": "tt3581920",
+            "tvdb_id": 392256,
             "networks": ("HBO",),
             "alternative_titles": (AltTitle("US", "TLOU", "short"),),
         },
@@ -137,7 +138,11 @@ CALLS: dict[str, tuple[Use, ...]] = {
         lambda c: c.details("series", 100088),
         lambda c: c.details("series", 209867),
     ),
-    "find": (lambda c: c.find("tt1160419"), lambda c: c.find("tt3581920")),
+    "find": (
+        lambda c: c.find("tt1160419"),
+        lambda c: c.find("tt3581920"),
+        lambda c: c.find("392256", "tvdb_id"),
+    ),
     "tv_season": (lambda c: c.season(100088, 1), lambda c: c.season("209867", 1)),
 }
 
@@ -376,10 +381,10 @@ async def test_other_errors_are_tmdbs(
 async def test_find_by_another_described_source_finds_nothing_here(
     tmdb: FakeTmdb, http: aiohttp.ClientSession
 ) -> None:
-    """Every source the description lists is a valid question (the fake knows only IMDb
-    ids, so the others find nothing)."""
+    """Every source the description lists is a valid question (the fake knows IMDb ids
+    and shows' TVDB ids, so the others find nothing)."""
     sources = described("find")["request"]["parameters"]["external_source"]["enum"]
-    assert "imdb_id" in sources
+    assert {"imdb_id", "tvdb_id"} <= set(sources)
     for source in sources:
         response, body = await fetch(
             http,
@@ -389,6 +394,23 @@ async def test_find_by_another_described_source_finds_nothing_here(
         assert response.status == 200, source
         assert problems(body, described("find")) == []
         assert bool(body["movie_results"]) == (source == "imdb_id")
+
+
+async def test_find_by_a_tvdb_id_answers_the_show(
+    tmdb: FakeTmdb, http: aiohttp.ClientSession
+) -> None:
+    """A show's TVDB id finds it in ``tv_results``, and its details' ``external_ids`` give
+    the id back; the same number as an IMDb id finds nothing."""
+    params = {"api_key": tmdb.api_key, "external_source": "tvdb_id"}
+    _, body = await fetch(http, f"{tmdb.base_url}/find/392256", params)
+    assert problems(body, described("find")) == []
+    assert [r["id"] for r in body["tv_results"]] == [100088]
+    assert body["movie_results"] == []
+    _, ids = await fetch(http, f"{tmdb.base_url}/tv/100088/external_ids", {"api_key": tmdb.api_key})
+    assert ids["tvdb_id"] == 392256
+    params["external_source"] = "imdb_id"
+    _, none = await fetch(http, f"{tmdb.base_url}/find/392256", params)
+    assert none["tv_results"] == []
 
 
 # ---- images ---------------------------------------------------------------------------------

@@ -218,7 +218,7 @@ class _Seasons:
     ) -> Candidate:
         raise AssertionError
 
-    async def find(self, imdb_id: str) -> list[Candidate]:
+    async def find(self, external_id: str, source: str = "imdb_id") -> list[Candidate]:
         return []
 
     async def season(

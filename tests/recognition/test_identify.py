@@ -48,9 +48,11 @@ class Shelf:
             raise RejectedError("tmdb", f"no {kind} {tmdb_id}")
         return found[0]
 
-    async def find(self, imdb_id: str) -> list[Candidate]:
-        self._call(f"find {imdb_id}")
-        return [c for c in self.titles if c.imdb_id == imdb_id]
+    async def find(self, external_id: str, source: str = "imdb_id") -> list[Candidate]:
+        self._call(f"find {external_id}")
+        if source == "tvdb_id":
+            return [c for c in self.titles if str(c.tvdb_id) == external_id]
+        return [c for c in self.titles if c.imdb_id == external_id]
 
     async def season(
         self, tmdb_id: int | str, number: int, *, language: str | None = None

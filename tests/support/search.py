@@ -38,7 +38,7 @@ class Search:
         self.calls.append(f"details {kind} {tmdb_id}")
         return next(c for c in self.titles if (c.kind, c.provider_id) == (kind, str(tmdb_id)))
 
-    async def find(self, imdb_id: str) -> list[Candidate]:
+    async def find(self, external_id: str, source: str = "imdb_id") -> list[Candidate]:
         return []
 
     async def season(

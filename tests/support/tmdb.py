@@ -20,8 +20,9 @@ and field names, and its errors are TMDB's JSON (``{"status_code": N, "status_me
   ``alternative_titles``, ``translations``, ``external_ids``, and a show's ``season/N``
   answered as ``/tv/{id}/season/{n}`` is, in the request's language), the same three as their own
   endpoints, ``/tv/{id}/season/{n}`` (episodes with numbers and air dates), and
-  ``/find/{external_id}?external_source=imdb_id`` (the other sources of TMDB's description
-  find nothing here; a source it lacks is TMDB's 422 with status_code 5).
+  ``/find/{external_id}?external_source=imdb_id`` or ``tvdb_id`` (a show's TVDB id: its
+  ``tv_results``; the other sources of TMDB's description find nothing here; a source it
+  lacks is TMDB's 422 with status_code 5).
 - **Shapes** are held to TMDB's published OpenAPI description by
   ``tests/contract/test_tmdb.py`` (the parts jellybit uses: ``tests/data/tmdb/``).
 - **Language**: ``language=ru-RU`` (or ``ru``) answers the Russian translation where the
@@ -118,7 +119,8 @@ GENRES = {
     10759: "Action & Adventure",
     10765: "Sci-Fi & Fantasy",
 }
-# ``/find``'s ``external_source`` values in TMDB's description (only IMDb ids are known here).
+# ``/find``'s ``external_source`` values in TMDB's description (IMDb and a show's TVDB ids
+# are known here).
 EXTERNAL_SOURCES = frozenset(
     {"imdb_id", "facebook_id", "instagram_id", "tvdb_id", "tiktok_id", "twitter_id",
      "wikidata_id", "youtube_id"}
@@ -186,6 +188,7 @@ class Entry:
     vote_count: int = 1000
     origin_country: tuple[str, ...] = ("US",)
     imdb_id: str | None = None
+    tvdb_id: int | None = None  # shows: TheTVDB's id
     runtime: int | None = None  # movies, minutes
     type: str = "Scripted"  # shows
     seasons: tuple[Season, ...] = ()  # shows; number 0 = specials
@@ -233,6 +236,7 @@ class Entry:
             vote_count=int(item.get("vote_count") or 0),
             origin_country=tuple(item.get("origin_country") or ()),
             imdb_id=item.get("imdb_id"),
+            tvdb_id=int(item["tvdb_id"]) if kind == "tv" and item.get("tvdb_id") else None,
             runtime=item.get("runtime"),
             type=str(item.get("type") or "Scripted"),
             seasons=tuple(_season_of(s) for s in item.get("seasons") or ()),
@@ -676,7 +680,10 @@ class FakeTmdb(HttpFake):
         wanted = request.match_info["external_id"]
         language = call.params.get("language", "en-US")
         found = [
-            e for e in self.catalogue if source == "imdb_id" and e.imdb_id and e.imdb_id == wanted
+            e
+            for e in self.catalogue
+            if (source == "imdb_id" and e.imdb_id and e.imdb_id == wanted)
+            or (source == "tvdb_id" and e.tvdb_id is not None and str(e.tvdb_id) == wanted)
         ]
         body = {
             "movie_results": [
@@ -827,14 +834,15 @@ class FakeTmdb(HttpFake):
                 ]
             }
         if part == "external_ids":
-            others = _MOVIE_IDS if entry.kind == "movie" else _TV_IDS
-            return {"imdb_id": entry.imdb_id, **dict.fromkeys(others)}
+            if entry.kind == "movie":
+                return {"imdb_id": entry.imdb_id, **dict.fromkeys(_MOVIE_IDS)}
+            return {"imdb_id": entry.imdb_id, **dict.fromkeys(_TV_IDS), "tvdb_id": entry.tvdb_id}
         return None
 
 
 # The other ids of TMDB's external_ids (null: the catalogue has none of them).
 _MOVIE_IDS = ("wikidata_id", "facebook_id", "instagram_id", "twitter_id")
-_TV_IDS = ("freebase_mid", "freebase_id", "tvdb_id", "tvrage_id", *_MOVIE_IDS)
+_TV_IDS = ("freebase_mid", "freebase_id", "tvrage_id", *_MOVIE_IDS)
 _SIZES = frozenset({"w92", "w154", "w185", "w342", "w500", "w780", "original"})
 _JPEG = bytes.fromhex("ffd8ffe000104a46494600010100000100010000ffd9")  # a minimal JPEG
 
