@@ -380,8 +380,8 @@ def _written_as(word: str) -> Callable[[re.Match[str]], str]:
 
 
 def _local_number(written: str) -> str:
-    """ "2", "1-5", "二", "الثاني" as digits."""
-    written = written.strip()
+    """ "2", "1-5", "二", "الثاني", "دوم", "۵" as digits."""
+    written = re.sub(r"\d", lambda digit: str(int(digit.group())), written.strip())
     if written in _ARABIC_ORDINALS:
         return str(_ARABIC_ORDINALS[written])
     if all(ch in _HAN_DIGITS for ch in written):
@@ -889,6 +889,13 @@ _ARABIC_ORDINALS = {
         start=1,
     )
 }
+# Persian names its seasons so too: "فصل دوم" is the second season.
+_ARABIC_ORDINALS |= {
+    name: number
+    for number, name in enumerate(
+        ["اول", "دوم", "سوم", "چهارم", "پنجم", "ششم", "هفتم", "هشتم", "نهم", "دهم"], start=1
+    )
+}
 _HAN_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _HAN_DIGITS |= {"十": 10}
 _LOCAL_NUMBER = r"(\d{1,4}(?:\s*[-–]\s*\d{1,4})?|" + "|".join(_ARABIC_ORDINALS) + r")(?![\d\w])"
@@ -920,19 +927,20 @@ _SEASON_SPAN_AFTER = re.compile(
 _LOCAL_NUMBERS = (
     (
         re.compile(
-            r"(?i)(?:(?<!\w)(?:kausi|stagioni|σεζόν|σεζον|κύκλος|κυκλος|עונה|الموسم|sezona|sezóna"
-            r"|сезона|saeson|sasong)|시즌|シーズン)[\s._:]*" + _LOCAL_NUMBER
+            r"(?i)(?:(?<!\w)(?:kausi|stagioni|σεζόν|σεζον|κύκλος|κυκλος|עונה|الموسم|فصل|sezona"
+            r"|sezóna|сезона|saeson|sasong|सीज\u093c?न)|시즌|シーズン|ซีซั่?น)[\s._:]*" + _LOCAL_NUMBER
         ),
         "Season",
     ),
     (
         re.compile(
-            r"(?i)(?<!\w)(?:jakso|επεισόδιο|επεισοδιο|פרק|الحلقة|afsnit|epizoda|епизода|серија|díl"
-            r"|episódio|capítulo)[\s._:]*(\d{1,4})(?![\d\w])"
+            r"(?i)(?:(?<!\w)(?:jakso|επεισόδιο|επεισοδιο|פרק|الحلقة|قسمت|afsnit|epizoda|епизода"
+            r"|серија|díl|episódio|capítulo|एपिसोड)|ตอน(?:ที่)?)[\s._:]*(\d{1,4})(?![\d\w])"
         ),
         "Episode",
     ),
-    (re.compile(r"(?<![\d\w])(\d{1,4})\s*[화회](?!\w)"), "Episode"),  # "1화", "5회"
+    (re.compile(r"(?<![\d\w])(?:제\s*)?(\d{1,4})\s*[화회](?!\w)"), "Episode"),  # "1화", "제5회"
+    (re.compile(r"(?<!\d)(\d{1,2})\s*기(?!\w)"), "Season"),  # Korean "2기"
     # "第2期", "第二季", "第5シリーズ"; "2期" in digits without "第" ("一期" is a word too:
     # "一期一会")
     (re.compile(r"第\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*(?:[期季]|シリーズ)"), "Season"),
