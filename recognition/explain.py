@@ -280,4 +280,6 @@ def _season_number(words: list[str]) -> int | None:
         return int(ordinal.group(1))
     if re.fullmatch(r"[st]\d{1,2}", word):  # "S2", Spanish trackers' "T22" (temporada)
         return int(word[1:])
+    if word == "zoku":  # romaji "continued": "Oregairu Zoku", the second season
+        return 2
     return None

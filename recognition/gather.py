@@ -234,6 +234,9 @@ async def _search_kind(
     spelled = _romaji_spelled(show or stem or first.title)
     if spelled and fansub:
         spelled = _GLUED_NUMBER.sub("", spelled)
+    # "Psycho-Pass 2 - 05": the name without its glued number, which the show's season
+    # must then explain (a title that holds it, "Steins;Gate 0", is found whole first).
+    unnumbered = _GLUED_NUMBER.sub("", show or first.title) if kind == "series" and fansub else None
     shorter = [
         Reading(t, first.year)
         for t in (
@@ -241,6 +244,7 @@ async def _search_kind(
             without_tour(first.title) if kind == "movie" else None,
             stem,
             show,
+            unnumbered if unnumbered not in (show, first.title) else None,
             spelled,
             _foreign_bare(first, query),
         )
@@ -289,11 +293,11 @@ async def _beside_original(
 
 
 # Season words a fansub glues to a show's name: "… The Final Season", "… 2nd Season",
-# "… Season 2", "… S2" (Spanish trackers' "… T2"), "… III", an arc ("… Yuukaku-hen");
+# "… Season 2", "… S2" (Spanish trackers' "… T2"), "… III", "… Zoku", an arc ("… Yuukaku-hen");
 # and a season's numeral inside it ("Mushoku Tensei II: Isekai Ittara Honki Dasu").
 _GLUED_SEASON = re.compile(
     r"(?i)\s+(?:(?:the\s+)?final(?:\s+season)?|season\s*\d{1,2}|\d{1,2}(?:st|nd|rd|th)\s+season"
-    r"|[st]\d{1,2}|i{2,3}|iv|vi{0,3}|\S+-hen)$"
+    r"|[st]\d{1,2}|i{2,3}|iv|vi{0,3}|zoku|\S+-hen)$"
 )
 _BESIDE = re.compile(r"\s+(?:-|aka|AKA|a\.k\.a\.?)\s+")  # two names of one title
 _GLUED_NUMBER = re.compile(r"\s+\d{1,2}$")

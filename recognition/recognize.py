@@ -151,6 +151,8 @@ def recognize(
     videos = _videos(roles)
     as_kind = found_kind if found_kind != "unknown" else None
     parses = {path: parse_file(path, kind=as_kind) for path in videos}
+    if found_kind == "series":
+        base = _number_of_the_name(base, list(parses.values()))
     if found_kind == "series" and _part_in_files(base.title, parses.values()):
         base = replace(base, title=without_part(base.title or "") or base.title)
     names = _names(base, parses[videos[0]] if videos else None, hint, fixed, found_kind)
@@ -203,6 +205,26 @@ def _part_in_files(title: str | None, parses: Iterable[Parsed]) -> bool:
     if number is None or not parsed or any(p.season is None or not p.episodes for p in parsed):
         return False
     return all(p.season == number for p in parsed) or min(min(p.episodes) for p in parsed) > 1
+
+
+def _number_of_the_name(base: Parsed, parses: Sequence[Parsed]) -> Parsed:
+    """ "[Group] Title 2 [WEB 1080p]/… Title 2 01 …", "Mob Psycho 100 [BD]/… 100 01 …": a
+    number the folder and every video share is the name's (a season, or the title's own:
+    TMDB's name tells), not an episode of the folder; the number that changes from file
+    to file is the episode."""
+    if base.season is not None or len(base.episodes) != 1 or len(parses) < 2:
+        return base
+    titles = {p.title for p in parses}
+    shared = titles.pop() if len(titles) == 1 else None
+    named = title_key(f"{base.title or ''} {base.episodes[0]}")
+    if (
+        shared is None
+        or not all(p.episodes for p in parses)
+        or len({p.episodes for p in parses}) < 2
+        or f"{title_key(shared)} ".find(f"{named} ") != 0
+    ):
+        return base
+    return replace(base, title=shared, episodes=(), absolute=False)
 
 
 def _videos(roles: Iterable[FileRole]) -> list[str]:

@@ -42,6 +42,9 @@ _BRACKETED = re.compile(r"[\[【]([^\]】]+)[\]】]")
 _LEADING_NUMBER = re.compile(r"^\s*(\d{1,4})(?:v\d)?(?:\D.*)?$")
 _ZERO_AFTER_TITLE = re.compile(r"\s+0+\s*[(\[]")
 _NUMBER_BEFORE_DASH = re.compile(r"^\s+(\d{1,3}(?:\.\d)?)\s+-\s+\S")
+# What anitopy read as the episode's title after a number glued to the title: the
+# episode, written with two digits or more, maybe after a season ("III 03", "2 03").
+_GLUED = re.compile(r"(?:(?P<mark>I{2,3}|IV|VI{0,3}|[1-9]\d?)\s+)?(?P<episode>\d{2,4})(?:v\d)?")
 # Brackets of technical words, not titles.
 _TAGS = re.compile(
     r"(?i)\b(?:\d{3,4}p|\d{3,4}x\d{3,4}|[0-9a-f]{8}|x26[45]|h\.?26[45]|hevc|avc|xvid|divx"
@@ -204,6 +207,8 @@ def _title_in_brackets(
         return title, episodes  # "009-1" is a title
     if title is not None and title.isdigit() and group is not None and _GROUP_LIKE.search(group):
         return title, episodes  # "[TardRaws] 0": the group is a group
+    if title is not None and title.isdigit() and episodes:
+        return title, episodes  # "[Group] 86 - 03": a number titles, another numbers
     number = int(title) if title is not None and title.isdigit() else None
     inside = [b for b in _BRACKETED.findall(name) if any(c.isalpha() for c in b)]
     named = [b for b in inside if b != group and not _TAGS.search(b)]
@@ -232,6 +237,8 @@ def _number_of_the_title(
     """ "Kiddy Grade 2 - Pilot", "Memories Off 3.5 - 04", "Rozen Maiden 3 - PV": the
     number anitopy took for the episode ends the title when what follows its dash is
     the episode or the name of a special."""
+    if (glued := _glued_number(name, title, episodes, episode_title)) is not None:
+        return glued
     numbers = _values(found_numbers(name, title))
     if len(numbers) != 1 or _OVA_AT_END.search(title):
         # "Show - OVA 2 - Title": the number after the marker is the special's own
@@ -243,6 +250,24 @@ def _number_of_the_title(
     ).casefold() in _SPECIAL_WORDS:
         return f"{title} {numbers[0]}", (), episode_title
     return title, episodes, episode_title
+
+
+def _glued_number(
+    name: str, title: str, episodes: tuple[int, ...], episode_title: str | None
+) -> tuple[str, tuple[int, ...], str | None] | None:
+    """ "Title 2 03", "Mob Psycho 100 03", "Mob Psycho 100 III 03" (a raw's name, no
+    dash): anitopy takes the number glued to the title for the episode and the episode
+    for its title. A bare number (no leading zero) right after the title, then a
+    written episode ("03", "12v2"), is the name's: a season or the title's own number,
+    which the show's name on TMDB tells apart."""
+    if len(episodes) != 1 or episode_title is None:
+        return None
+    glued = _GLUED.fullmatch(episode_title)
+    after = name.replace("_", " ").partition(title)[2]
+    if glued is None or not re.match(rf"\s+{episodes[0]}\s+{re.escape(episode_title)}", after):
+        return None
+    named = " ".join(w for w in (title, str(episodes[0]), glued.group("mark")) if w)
+    return named, (int(glued.group("episode")),), None
 
 
 def found_numbers(name: str, title: str) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Literal
 from babel import Locale
 
 from recognition.folding import fold
-from recognition.parsing.anime import parse_anime
+from recognition.parsing.anime import found_numbers, parse_anime
 from recognition.parsing.episodes import SEASON_WORD
 from recognition.parsing.files import VIDEO_EXTENSIONS
 from recognition.parsing.guess import Guess, MediaKind
@@ -462,6 +462,11 @@ def _parse_anime(basename: str, kind: MediaKind | None) -> Parsed | None:
         found_kind = "series"
     else:
         found_kind = "unknown"  # "[Group] Title [BD 1080p]": the files will tell
+    numbered = _numbered_title(basename, anime.title, anime.episodes, anime.episode_title)
+    if kind is None and numbered is not None:
+        # "[Group] Psycho-Pass 3 - First Inspector": the whole name first, a film's; read
+        # as a show's episode again when a show is chosen (its files are then read so).
+        return Parsed("unknown", numbered, anime.year, None, (), title_with_year=anime.title)
     if found_kind != "series":
         return Parsed(
             found_kind, anime.title, anime.year, None, (), anime.alt_title, subtitle=anime.subtitle
@@ -481,6 +486,19 @@ def _parse_anime(basename: str, kind: MediaKind | None) -> Parsed | None:
         episode_title=anime.episode_title,
         part=anime.part,
     )
+
+
+def _numbered_title(
+    basename: str, title: str, episodes: tuple[int, ...], episode_title: str | None
+) -> str | None:
+    """ "[Group] Psycho-Pass 3 - First Inspector": a number written bare (episodes are
+    written "03") between the title and a dash before words may be the title's, a film
+    of the franchise."""
+    if len(episodes) != 1 or not episode_title or episode_title[0].isdigit():
+        return None
+    if found_numbers(basename, title) != [str(episodes[0])] or episodes[0] > 9:
+        return None
+    return f"{title} {episodes[0]} {episode_title}"
 
 
 def _fix_title_and_year(text: str, guess: Guess) -> tuple[str | None, int | None, str | None]:
