@@ -69,7 +69,8 @@ async def wait_state(
             for info in running.qbt.client().torrents_info()
             if hashes & {str(info.get(k)) for k in ("hash", "infohash_v1", "infohash_v2")}
         ]
-        raise AssertionError(f"{timeout}; it is {download.state}, in qBittorrent {torrents}")
+        where = f"it is {download.state}, in qBittorrent {torrents}"
+        raise AssertionError(f"{timeout}; {where}") from None
 
 
 @pytest.mark.parametrize(
