@@ -19,10 +19,20 @@ from recognition.parsing.release import folder_season, parse_file, parse_release
         ("스위트홈 시즌2 1080p NF WEB-DL", "스위트홈", 2, ()),
         ("進撃の巨人 第2期 全12話 BD 1080p", "進撃の巨人", 2, ()),
         ("Mahalle Bekçileri 2. Sezon 5. Bölüm", "Mahalle Bekçileri", 2, (5,)),
+        ("주술회전 2기 05화 1080p", "주술회전", 2, (5,)),
+        ("무빙 제5화 1080p WEB-DL", "무빙", None, (5,)),
+        ("เด็กใหม่ ซีซั่น 2 ตอนที่ 5 1080p", "เด็กใหม่", 2, (5,)),
+        ("पंचायत सीज़न 2 एपिसोड 5", "पंचायत", 2, (5,)),
+        ("शहरज़ाद सीजन 3", "शहरज़ाद", 3, ()),
+        ("شهرزاد فصل دوم قسمت ۵", "شهرزاد", 2, (5,)),
+        ("الهيبة الموسم الثاني الحلقة ٥", "الهيبة", 2, (5,)),
+        ("庆余年 第二季 第05集 4K", "庆余年", 2, (5,)),
+        ("半沢直樹　第２期　第５話　１０８０ｐ", "半沢直樹", 2, (5,)),
+        ("Maestro Κύκλος 2 Επεισόδιο 5 1080p", "Maestro", 2, (5,)),
     ],
 )
 def test_season_and_episode_words_of_other_languages(
-    name: str, title: str, season: int, episodes: tuple[int, ...]
+    name: str, title: str, season: int | None, episodes: tuple[int, ...]
 ) -> None:
     parsed = parse_release(name)
     assert (parsed.kind, parsed.title, parsed.season, parsed.episodes) == (
