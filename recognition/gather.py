@@ -848,20 +848,14 @@ def _season_on(show: Candidate, day: str) -> int | None:
 
 async def _by_identifier(identifier: str, lookup: Lookup, found: "_Found") -> None:
     scheme, _, value = identifier.partition(":")
-    if scheme == "imdb":
-        for candidate in (await lookup.find(value))[:2]:
+    if scheme in ("imdb", "tvdb"):
+        answered = await lookup.find(value, "imdb_id" if scheme == "imdb" else "tvdb_id")
+        # By a TVDB id TMDB's find answers shows (and episodes, not asked for here).
+        for candidate in [c for c in answered if scheme == "imdb" or c.kind == "series"][:2]:
             try:
                 detailed = await lookup.details(candidate)
             except RejectedError:
                 continue  # TMDB refuses it (a bad id): not evidence
-            found.add([detailed or candidate], detailed=detailed is not None)
-    elif scheme == "tvdb":
-        # TMDB's find by a TVDB id answers shows (and episodes, not asked for here).
-        for candidate in [c for c in await lookup.find(value, "tvdb_id") if c.kind == "series"][:2]:
-            try:
-                detailed = await lookup.details(candidate)
-            except RejectedError:
-                continue
             found.add([detailed or candidate], detailed=detailed is not None)
     elif scheme == "tmdb":
         section, _, number = value.partition("/")
