@@ -152,7 +152,7 @@ def recognize(
     as_kind = found_kind if found_kind != "unknown" else None
     parses = {path: parse_file(path, kind=as_kind) for path in videos}
     if found_kind == "series":
-        base = _number_of_the_name(base, list(parses.values()))
+        base = _number_of_the_name(base, list(parses.values()), torrent_name)
     if found_kind == "series" and _part_in_files(base.title, parses.values()):
         base = replace(base, title=without_part(base.title or "") or base.title)
     names = _names(base, parses[videos[0]] if videos else None, hint, fixed, found_kind)
@@ -207,11 +207,12 @@ def _part_in_files(title: str | None, parses: Iterable[Parsed]) -> bool:
     return all(p.season == number for p in parsed) or min(min(p.episodes) for p in parsed) > 1
 
 
-def _number_of_the_name(base: Parsed, parses: Sequence[Parsed]) -> Parsed:
+def _number_of_the_name(base: Parsed, parses: Sequence[Parsed], torrent_name: str) -> Parsed:
     """ "[Group] Title 2 [WEB 1080p]/… Title 2 01 …", "Mob Psycho 100 [BD]/… 100 01 …": a
     number the folder and every video share is the name's (a season, or the title's own:
     TMDB's name tells), not an episode of the folder; the number that changes from file
-    to file is the episode."""
+    to file is the episode. Videos that leave it out ("[Group] Yuru Camp 3 [BD]/… Yuru
+    Camp - 01 …") leave it the name's when it is glued to the folder's title."""
     if base.season is not None or len(base.episodes) != 1 or len(parses) < 2:
         return base
     titles = {p.title for p in parses}
@@ -221,10 +222,26 @@ def _number_of_the_name(base: Parsed, parses: Sequence[Parsed]) -> Parsed:
         shared is None
         or not all(p.episodes for p in parses)
         or len({p.episodes for p in parses}) < 2
-        or f"{title_key(shared)} ".find(f"{named} ") != 0
     ):
         return base
-    return replace(base, title=shared, episodes=(), absolute=False)
+    if f"{title_key(shared)} ".find(f"{named} ") == 0:
+        return replace(base, title=shared, episodes=(), absolute=False)
+    # "[Group] Yuru Camp 3 [BD]/[Group] Yuru Camp - 01 …": a fansub's videos number their
+    # episodes without it; a later season's number glued to the folder's title is the name's.
+    if (
+        title_key(shared) == title_key(base.title or "")
+        and base.episodes[0] > 1
+        and torrent_name.startswith("[")
+        and _glued(torrent_name, base.episodes[0])
+    ):
+        return replace(base, title=f"{base.title} {base.episodes[0]}", episodes=(), absolute=False)
+    return base
+
+
+def _glued(name: str, number: int) -> bool:
+    """A number right after a word of the name ("Yuru Camp 3 [BD]"), not after a dash
+    that makes it an episode ("Show - 05")."""
+    return re.search(rf"(?<=[^\W_])\s+0*{number}(?![\w.])", name) is not None
 
 
 def _videos(roles: Iterable[FileRole]) -> list[str]:

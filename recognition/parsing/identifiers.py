@@ -37,6 +37,9 @@ _TVDB_NFO = re.compile(
     r"|<tvdbid>\s*([0-9]{1,9})\s*</tvdbid>"
 )
 _KODI_SHOW = re.compile(r"(?i)<(?:tvshow|episodedetails)\b")
+# A Kodi or Jellyfin episode's .nfo: its tmdb and tvdb uniqueids are the episode's own,
+# numbered apart from shows ("<uniqueid type="tvdb">349232" is Breaking Bad's Pilot).
+_KODI_EPISODE = re.compile(r"(?i)<episodedetails\b")
 _LINK = re.compile(r"(?:https?://|www\.)\S+|(?<![A-Za-z\d])tt[0-9]{7,9}(?!\d)")
 
 
@@ -47,13 +50,15 @@ def find_identifiers(text: str, kind: Literal["movie", "tv"] = "movie") -> tuple
     found += [(m.start(), f"tmdb:{m.group(1)}/{int(m.group(2))}") for m in _TMDB.finditer(text)]
     found += [(m.start(), f"tmdb:{kind}/{int(m.group(1))}") for m in _TMDB_TAG.finditer(text)]
     nfo_kind = "tv" if _KODI_SHOW.search(text) else kind
+    episode = _KODI_EPISODE.search(text) is not None and "<tvshow" not in text.lower()
     found += [
         (m.start(), f"tmdb:{nfo_kind}/{int(m.group(1) or m.group(2))}")
         for m in _TMDB_NFO.finditer(text)
+        if not episode
     ]
     found += [
         (m.start(), f"tvdb:{int(next(g for g in m.groups() if g))}")
-        for pattern in (_TVDB_TAG, _TVDB_LINK, _TVDB_NFO)
+        for pattern in (_TVDB_TAG, _TVDB_LINK) + (() if episode else (_TVDB_NFO,))
         for m in pattern.finditer(text)
     ]
     return tuple(dict.fromkeys(ident for _, ident in sorted(found)))
