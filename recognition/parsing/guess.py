@@ -3,15 +3,17 @@
 guessit's default API object is shared, mutable state (it reconfigures itself per
 call): this module has its own, one per options set, used under a lock, so threads
 never race on them.
-A call is CPU-bound (~20 ms); results are kept in an LRU cache per (text, options).
+A call is CPU-bound (~15 ms); results are kept in an LRU cache per (text, options),
+and a season's files are read from their sibling (``_Siblings``).
 """
 
 import datetime
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any, Literal
 
 from babelfish import Error as BabelfishError
@@ -110,11 +112,20 @@ _COUNTRY_AFTER_TITLE = re.compile(r"[\s.]*\((US|UK|GB|AU|CA|NZ|IE)\)")
 def guess(text: str, kind: MediaKind | None, keep_parts: bool = False) -> Guess:
     """What guessit reads in ``text`` (as ``kind`` when it is known; ``keep_parts``: a
     movie's "Part Two" stays in its title)."""
+    key = (kind, keep_parts)
+    if (found := _SIBLINGS.read(text, key)) is not None:
+        return found
     try:
         result = _run_guessit(text, _options(kind, keep_parts))
     except GuessitException:
         return Guess(None, None, None, (), (), (), (), None, False, False, None)
     matches: Mapping[str, Sequence[Any]] = getattr(result, "matches", None) or {}
+    found = _guess(text, result, matches)
+    _SIBLINGS.remember(text, key, found, matches)
+    return found
+
+
+def _guess(text: str, result: Mapping[str, Any], matches: Mapping[str, Sequence[Any]]) -> Guess:
     title_spans = _spans(text, matches, "title")
     title = _title(result.get("title"))
     word = _word_before_title(text, _spans(text, matches, "release_group"), title_spans)
@@ -299,6 +310,155 @@ def _language(value: object) -> str | None:
 def clear_cache() -> None:
     """Forget every cached guessit result (tests; a long-lived process never needs it)."""
     guess.cache_clear()
+    _SIBLINGS.clear()
+
+
+class _Siblings:
+    """A season's files read from one of them: "Show.S01E02.1080p.mkv" differs from
+    "Show.S01E01.1080p.mkv" only inside the numbers guessit read as its season and
+    episode, and guessit reads it the same way but for them (measured: the same Guess
+    on every renumbered name of the recognition sets and the public suites,
+    tests/recognition/test_guess_siblings.py). A name is read from the last one with
+    its shape (digits masked) and options when every character where they differ lies
+    inside such a number (``_Read``). A season of 24 files then costs one guessit call
+    instead of 24."""
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[str, tuple[MediaKind | None, bool]], _Read] = {}
+        self._lock = threading.Lock()
+
+    def read(self, text: str, key: tuple[MediaKind | None, bool]) -> Guess | None:
+        with self._lock:
+            last = self._last.get((_DIGIT.sub("#", text), key))
+        return None if last is None else last.sibling(text)
+
+    def remember(
+        self,
+        text: str,
+        key: tuple[MediaKind | None, bool],
+        found: Guess,
+        matches: Mapping[str, Sequence[Any]],
+    ) -> None:
+        read = _Read.of(text, found, matches)
+        if read is None:
+            return
+        with self._lock:
+            if len(self._last) >= CACHE_SIZE:
+                self._last.clear()
+            self._last[(_DIGIT.sub("#", text), key)] = read
+
+    def clear(self) -> None:
+        with self._lock:
+            self._last.clear()
+
+
+_Spans = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A name guessit read, with where its season's and episode's numbers are written."""
+
+    text: str
+    guess: Guess
+    seasons: _Spans
+    episodes: _Spans
+    renumberable: frozenset[int]  # where a sibling's digits may differ
+
+    @classmethod
+    def of(cls, text: str, found: Guess, matches: Mapping[str, Sequence[Any]]) -> "_Read | None":
+        """The read, if its siblings can be read from it: one season and one episode at
+        most (the season's number may be written twice, in a folder and a file), each
+        number as written and alone (``_lone``). Digits may differ there, or in a lone
+        number guessit read as a part, a disc or nothing ("Ликвидация.01.avi")."""
+        if found.year_read_as_episode or found.number_opens_title:
+            return None
+        episodes = _numbers(text, matches, "episode")
+        seasons = _numbers(text, matches, "season") if found.seasons else ()  # not a year's
+        if seasons is None or episodes is None:
+            return None
+        numbers = sorted([*seasons, *episodes])
+        if any(end >= start for (_, end), (start, _) in pairwise(numbers)):
+            return None  # "2049" read as S20E49, "101" as S01E01
+        if not all(_lone(text, start, end) for start, end in numbers):
+            return None
+        if (_value(text, seasons), _value(text, episodes)) != (found.seasons, found.episodes):
+            return None  # "E01-E03" is 1, 2 and 3
+        others = {
+            i
+            for name, found_matches in matches.items()
+            if name not in _NUMBERED
+            for m in found_matches
+            for i in range(int(m.start), int(m.end))
+        }
+        unread = [
+            (m.start(), m.end())
+            for m in _DIGITS.finditer(text)
+            if others.isdisjoint(range(m.start(), m.end())) and _lone(text, m.start(), m.end())
+        ]  # a part's or a disc's number ("Part.2", "CD2"), or one read as nothing
+        digits = {i for start, end in [*numbers, *unread] for i in range(start, end)}
+        return cls(text, found, seasons, episodes, frozenset(digits - others))
+
+    def sibling(self, text: str) -> Guess | None:
+        """What guessit reads in ``text``, a name of the same shape, if it is a sibling."""
+        if text == self.text:
+            return None
+        changed = {i for i, (a, b) in enumerate(zip(self.text, text, strict=True)) if a != b}
+        seasons, episodes = _value(text, self.seasons), _value(text, self.episodes)
+        if not changed <= self.renumberable or seasons is None or episodes is None:
+            return None
+        if any(
+            int(text[start:end]) == 0 or int(self.text[start:end]) == 0
+            for start, end in (m.span() for m in _DIGITS.finditer(text))
+            if not changed.isdisjoint(range(start, end))
+        ):
+            return None  # "Part 0" may be read as an episode, "Part 1" is not
+        if _opening_number(text) != _opening_number(self.text):
+            return None  # "01.avi" opens with no title's number, "12.avi" may
+        return replace(self.guess, seasons=seasons, episodes=episodes)
+
+
+def _numbers(text: str, matches: Mapping[str, Sequence[Any]], name: str) -> _Spans | None:
+    """Where the digits are of each ``name`` guessit read ("01" of "[01]"), a match
+    inside another left out ("01" holds "1"); None if a match holds other than one
+    number."""
+    spans = {(int(m.start), int(m.end)) for m in matches.get(name) or ()}
+    found = []
+    for start, end in sorted(spans):
+        if any(o != (start, end) and o[0] <= start and end <= o[1] for o in spans):
+            continue
+        digits = [m.span() for m in _DIGITS.finditer(text, start, end)]
+        if len(digits) != 1:
+            return None
+        found.append(digits[0])
+    return tuple(found)
+
+
+def _value(text: str, spans: _Spans) -> tuple[int, ...] | None:
+    """The one number written at every span (none, or None if they differ)."""
+    values = {int(text[start:end]) for start, end in spans}
+    return tuple(values) if len(values) <= 1 else None
+
+
+def _lone(text: str, start: int, end: int) -> bool:
+    """1 to 3 digits with no other number beside them but for separators: guessit reads
+    the two together by their values ("E10.11" is episodes 10 and 11, "E01.11" episode
+    1). A number joined to letters is a word of its own ("E01.1080p")."""
+    return (
+        _WRITTEN_NUMBER.fullmatch(text, start, end) is not None
+        and _NUMBER_AFTER.match(text, end) is None
+        and _NUMBER_BEFORE.search(text, 0, start) is None
+    )
+
+
+_DIGIT = re.compile(r"[0-9]")
+_WRITTEN_NUMBER = re.compile(r"[0-9]{1,3}")
+_DIGITS = re.compile(r"[0-9]+")
+# What guessit reads with a number whose value a Guess holds, or holds nothing of.
+_NUMBERED = frozenset({"season", "episode", "part", "cd"})
+_NUMBER_AFTER = re.compile(r"(?:[\s._\-&,+~]|to|and)*[0-9]+(?![^\W_])", re.IGNORECASE)
+_NUMBER_BEFORE = re.compile(r"(?<![^\W_])[0-9]+(?:[\s._\-&,+~]|to|and)*\Z", re.IGNORECASE)
+_SIBLINGS = _Siblings()
 
 
 def _str_or_none(value: object) -> str | None:
@@ -338,6 +498,12 @@ def _written_as_season(text: str, season: Any, episodes: Sequence[Any]) -> bool:
 _OPENING_NUMBER = re.compile(r"[1-9]\d{0,2}(?=[ ._][^\W\d_])")
 
 
+def _opening_number(text: str) -> tuple[int, int] | None:
+    """Where the number ``_number_opens_title`` looks for is, in a file's name."""
+    found = _OPENING_NUMBER.match(text, text.rfind("/") + 1)
+    return found.span() if found else None
+
+
 def _number_opens_title(text: str, matches: Mapping[str, Sequence[Any]]) -> bool:
     """ "12.Monkeys.1080p", "21.Jump.Street", "13.Going.on.30": every season and episode
     guessit found is a bare number (no "S01E05", "1x05", episode word), one of them the
@@ -349,10 +515,9 @@ def _number_opens_title(text: str, matches: Mapping[str, Sequence[Any]]) -> bool
         return False
     if not any(matches.get(tag) for tag in ("screen_size", "source", "video_codec")):
         return False
-    start = text.rfind("/") + 1
-    opening = _OPENING_NUMBER.match(text, start)
+    opening = _opening_number(text)
     return opening is not None and any(
-        int(m.start) == start and int(m.end) <= opening.end() for m in found
+        int(m.start) == opening[0] and int(m.end) <= opening[1] for m in found
     )
 
 
