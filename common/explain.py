@@ -107,6 +107,8 @@ def evidence_line(tx: Texts, evidence: Evidence | None, title: str) -> str:
         parts.append("✓ " + tx.plain("the episode's name"))
     if evidence.service:
         parts.append("✓ " + tx.plain("the streaming service"))
+    if evidence.genre:
+        parts.append("✓ " + tx.plain("the kind of work (anime, documentary…)"))
     if evidence.off_air:
         parts.append("~ " + tx.plain("off the air when the recording was made"))
     if evidence.identifier:

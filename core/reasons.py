@@ -75,6 +75,9 @@ TEMPLATES: Mapping[str, str] = {
         "Picked on its own: the name is its whole title, not the start of a longer one."
     ),
     "auto.service": N_("Picked on its own: the streaming service in the name shows it."),
+    "auto.genre": N_(
+        "Picked on its own: the name says what kind of work it is (anime, documentary…)."
+    ),
     "auto.episode": N_("Picked on its own: only its episode has the name the release gives it."),
     "auto.aired": N_("Picked on its own: only it aired an episode on the date in the name."),
     "auto.seasons": N_("Picked on its own: only it has these seasons and episodes."),

@@ -105,6 +105,9 @@ class Query:
     # number may be the part's own ("Spy x Family Cour 2 - 01"), the season None when
     # the name does not say it
     parts: tuple[tuple[str, int | None, int, int], ...] = ()
+    # (genre, the word that says it) of what the name says the work is ("animation" of a
+    # fansub's shape, "documentary" of "DOCU"): ``recognition.parsing.genres``
+    genres: tuple[tuple[str, str], ...] = ()
 
     def videos(self) -> int:
         """How many videos the release holds, as far as it tells: the numbered ones, and
@@ -158,6 +161,9 @@ class Evidence:
     # (the release's season, TMDB's) of a season the release numbers otherwise: TVDB's
     # "S2023" that is TMDB's season 41, "Season 71 (2023)" that is TMDB's season 2023
     renumbered: tuple[tuple[int, int], ...] = ()
+    # How many of the kinds of work the name says (anime, documentary, …) its TMDB
+    # genres are: among titles of one name, only a tie-breaker.
+    genre: int = 0
 
     def as_json(self) -> dict[str, Any]:
         return {key: value for key, value in self.__dict__.items() if value not in (None, False)}
@@ -197,6 +203,7 @@ class Candidate:
     aired: tuple[AiredEpisode, ...] = ()  # episodes of seasons fetched (dates, specials)
     ended: str | None = None  # a show that ended: the day of its last episode
     runtime: int | None = None  # a film's, minutes
+    genres: tuple[int, ...] = ()  # TMDB's genre ids (Animation 16, Documentary 99, …)
     score: float = 0.0  # the confidence, once weighed
     evidence: Evidence | None = None
 

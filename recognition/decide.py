@@ -55,7 +55,7 @@ class Decision:
     chosen: Candidate | None
     candidates: tuple[Candidate, ...]  # weighed, best first
     # accepted: identifier | only | aired | episode | listed | pack | complete | whole |
-    # year | country | language | capture | seasons | article | service | runtime |
+    # year | country | language | capture | seasons | genre | article | service | runtime |
     # popularity;
     # asked: nothing | contradicted | weak | ambiguous | unsure
     rule: str
@@ -384,6 +384,10 @@ def _whole_rank(candidate: Candidate) -> int:
     return int(not _ev(candidate).shortened)
 
 
+def _genre_rank(candidate: Candidate) -> int:
+    return _ev(candidate).genre
+
+
 def _fit_rank(candidate: Candidate) -> int:
     return {"fit": 2, "none": 1, "misfit": 0}[_ev(candidate).seasons]
 
@@ -403,6 +407,7 @@ _TIE_BREAKERS: tuple[tuple[str, Callable[[Candidate], int]], ...] = (
     ("language", _language_rank),
     ("capture", _capture_rank),
     ("seasons", _fit_rank),
+    ("genre", _genre_rank),
     ("article", _article_rank),
     ("service", _service_rank),
 )

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from recognition.folding import NUMBER_WORDS
+from recognition.parsing.genres import without_genre_words
 
 _DIGITS = {word: str(number) for number, word in enumerate(NUMBER_WORDS) if number}
 # A number in a title: "2", "3.33", "3.0+1.01", "1+1".
@@ -45,6 +46,8 @@ def other_forms(title: str, year: int | None) -> tuple[Form, ...]:
     forms: list[Form] = []
     if (bare_kind := " ".join(_KIND_WORDS.sub(" ", title).split())) and bare_kind != title:
         forms.append(Form(bare_kind, weighed=True))  # "Сериал Сваты" is "Сваты"
+    if (bare_genre := without_genre_words(title)) is not None:
+        forms.append(Form(bare_genre, weighed=True))  # "Amazing Grace Concert Film"
     if (swapped := numbers_swapped(title)) is not None:
         forms.append(Form(swapped))  # title_key reads both the same
     if (short := _VOLUME.sub("Vol", title)) != title:

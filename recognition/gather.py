@@ -122,6 +122,7 @@ def query_of(recognized: Recognized) -> Query:
             if recognized.kind == "series" and f.titled and len(f.episodes) == 1
         ),
         season_years=tuple(sorted({pair for f in videos for pair in season_years(f.path)})),
+        genres=recognized.genres,
         parts=tuple(
             (f.path, f.season, f.part, f.episodes[0])
             for f in videos

@@ -46,6 +46,7 @@ from recognition.parsing.files import (
     without_films,
 )
 from recognition.parsing.formats import Format, release_format
+from recognition.parsing.genres import Genre, said_genres
 from recognition.parsing.guess import MediaKind
 from recognition.parsing.hints import Hint, parse_hint
 from recognition.parsing.identifiers import find_identifiers
@@ -120,6 +121,8 @@ class Recognized:
     complete: bool = False  # "The Complete Series": every season of the show
     form: Format = field(default_factory=Format)  # what the name says of its format
     size: int | None = None  # bytes, a film's videos together
+    # (genre, word) of what the names say the work is: anime, a documentary, …
+    genres: tuple[tuple[Genre, str], ...] = ()
 
 
 _NO_OVERRIDES: Mapping[str, str] = MappingProxyType({})
@@ -157,6 +160,7 @@ def recognize(
         base = replace(base, title=without_part(base.title or "") or base.title)
     names = _names(base, parses[videos[0]] if videos else None, hint, fixed, found_kind)
     read = _Read(found_kind, base, hint, fixed, parses, single=len(videos) == 1)
+    service = _tagged(base.service, (p.service for p in parses.values()))
     return Recognized(
         found_kind,
         names.title,
@@ -167,7 +171,7 @@ def recognize(
         country=hint.country or (None if names.from_hint else base.country),
         countries=() if names.from_hint else base.countries,
         language=_tagged(base.language, (p.language for p in parses.values())),
-        service=_tagged(base.service, (p.service for p in parses.values())),
+        service=service,
         title_with_year=names.title_with_year,
         identifiers=_identifiers(torrent_name, dn, hint, texts, found_kind),
         numbered_parts=found_kind == "movie" and _numbered_parts(videos),
@@ -180,6 +184,7 @@ def recognize(
         complete=found_kind == "series" and _complete(torrent_name),
         form=release_format(" ".join([torrent_name, *videos[:1]])),
         size=sum(f.size for f in files if f.path in videos) if found_kind == "movie" else None,
+        genres=said_genres([torrent_name, *videos[:1]], service),
     )
 
 

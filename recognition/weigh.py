@@ -218,7 +218,8 @@ def weigh(query: Query, candidate: Candidate) -> Evidence:
     # The first of the strongest: max keeps the first of equals.
     best = max(weighed, key=_strength)
     against = any(only_year_against(e) and e.title in ("exact", "close") for e in weighed)
-    return replace(best, year_against=against, renumbered=renumbered)
+    genre = _genre(query.genres, candidate, best.matched)
+    return replace(best, year_against=against, renumbered=renumbered, genre=genre)
 
 
 def _under_reading(
@@ -1057,6 +1058,27 @@ def _language(language: str | None, candidate: Candidate) -> LanguageMatch:
 
 # Words of a service's name that say nothing of which one it is.
 _SERVICE_NOISE = frozenset({"tv", "video", "plus", "network", "channel", "the", "now", "go"})
+
+
+# The TMDB genre ids of each kind of work a name may say (movie and tv ids of these agree;
+# TV has no Music).
+_GENRE_IDS = {"animation": 16, "documentary": 99, "music": 10402, "comedy": 35}
+
+
+def _genre(said: Sequence[tuple[str, str]], candidate: Candidate, matched: str) -> int:
+    """How many of the kinds of work the name says the candidate's genres are, the words
+    of its own matched name left out ("The Tour" says no concert of "The Tour"). Live
+    action: known genres without Animation."""
+    own = set(title_key(matched).split())
+    count = 0
+    for genre, word in said:
+        if word and set(title_key(word).split()) <= own:
+            continue
+        if genre == "live":
+            count += bool(candidate.genres) and _GENRE_IDS["animation"] not in candidate.genres
+        else:
+            count += _GENRE_IDS[genre] in candidate.genres
+    return count
 
 
 def _service(service: str | None, candidate: Candidate) -> bool:

@@ -260,6 +260,7 @@ def _candidate(kind: MediaKind, item: Json) -> Candidate | None:
         popularity=_float(item.get("popularity")),
         countries=_texts(countries if isinstance(countries, list) else []),
         language=_text(item.get("original_language")),
+        genres=_genre_ids(item.get("genre_ids")),
     )
 
 
@@ -314,10 +315,18 @@ def _detailed(found: Candidate, answer: Json) -> Candidate:
         language=_text(answer.get("original_language")) or found.language,
         runtime=_int(answer.get("runtime")) if found.kind == "movie" else None,
         networks=tuple(n for r in _dicts(answer.get("networks")) if (n := _text(r.get("name")))),
+        genres=_genre_ids([r.get("id") for r in _dicts(answer.get("genres"))]) or found.genres,
         ended=_text(answer.get("last_air_date"))
         if answer.get("status") in ("Ended", "Canceled")
         else None,
     )
+
+
+def _genre_ids(value: object) -> tuple[int, ...]:
+    """TMDB's genre ids (a search result's ``genre_ids``, the ids of details' ``genres``)."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(g for g in value if isinstance(g, int) and not isinstance(g, bool))
 
 
 def _own_name(value: object, number: int) -> str | None:

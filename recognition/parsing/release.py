@@ -414,6 +414,12 @@ def strip_tags(name: str) -> str:
         name = rest
 
 
+def anime_shaped(name: str) -> bool:
+    """Whether a name (a path's last part is read) is of a fansub's shape."""
+    basename = name.replace("\\", "/").rpartition("/")[2]
+    return _anime_shaped(basename, strip_tags(basename))
+
+
 def _anime_shaped(basename: str, rest: str) -> bool:
     """A fansub name: a CRC, an absolute number after " - ", "2nd Season", or a group
     tag in front of a name that has nothing of a scene name (words joined by dots, a

@@ -104,20 +104,35 @@ _ERRORS: dict[int, Json] = {
         "success": False,
     },
 }
+# TMDB's genre names (/genre/movie/list and /genre/tv/list, en-US).
 GENRES = {
     12: "Adventure",
+    14: "Fantasy",
     16: "Animation",
     18: "Drama",
+    27: "Horror",
     28: "Action",
     35: "Comedy",
     36: "History",
+    37: "Western",
     53: "Thriller",
     80: "Crime",
+    99: "Documentary",
     878: "Science Fiction",
     9648: "Mystery",
+    10402: "Music",
+    10749: "Romance",
+    10751: "Family",
     10752: "War",
     10759: "Action & Adventure",
+    10762: "Kids",
+    10763: "News",
+    10764: "Reality",
     10765: "Sci-Fi & Fantasy",
+    10766: "Soap",
+    10767: "Talk",
+    10768: "War & Politics",
+    10770: "TV Movie",
 }
 # ``/find``'s ``external_source`` values in TMDB's description (IMDb and a show's TVDB ids
 # are known here).
@@ -241,6 +256,7 @@ class Entry:
             type=str(item.get("type") or "Scripted"),
             seasons=tuple(_season_of(s) for s in item.get("seasons") or ()),
             networks=tuple(str(n) for n in item.get("networks") or ()),
+            genre_ids=tuple(int(g) for g in item.get("genres") or ()),
         )
 
 
