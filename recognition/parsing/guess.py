@@ -10,7 +10,7 @@ and a season's files are read from their sibling (``_Siblings``).
 import datetime
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import pairwise
@@ -369,34 +369,37 @@ class _Read:
     def of(cls, text: str, found: Guess, matches: Mapping[str, Sequence[Any]]) -> "_Read | None":
         """The read, if its siblings can be read from it: one season and one episode at
         most (the season's number may be written twice, in a folder and a file), each
-        number as written and alone (``_lone``). Digits may differ there, or in a lone
-        number guessit read as a part, a disc or nothing ("Ликвидация.01.avi")."""
+        number as written and alone (``_lone``), and no other bare number in the name
+        but one guessit read as something else than words ("Tokyo 3" of an episode's
+        title is episode 3 to guessit beside episode 2, not beside 6; "Bleach_264" is no
+        episode, "Bleach_250" is). Digits may differ in those numbers and in a part's
+        or a disc's ("Part.2", "CD2")."""
         if found.year_read_as_episode or found.number_opens_title:
             return None
         episodes = _numbers(text, matches, "episode")
         seasons = _numbers(text, matches, "season") if found.seasons else ()  # not a year's
         if seasons is None or episodes is None:
             return None
-        numbers = sorted([*seasons, *episodes])
+        counters = [
+            *(_numbers(text, matches, "part") or ()),
+            *(_numbers(text, matches, "cd") or ()),
+        ]
+        numbers = sorted({*seasons, *episodes, *counters})
         if any(end >= start for (_, end), (start, _) in pairwise(numbers)):
             return None  # "2049" read as S20E49, "101" as S01E01
         if not all(_lone(text, start, end) for start, end in numbers):
             return None
         if (_value(text, seasons), _value(text, episodes)) != (found.seasons, found.episodes):
             return None  # "E01-E03" is 1, 2 and 3
-        others = {
-            i
-            for name, found_matches in matches.items()
-            if name not in _NUMBERED
-            for m in found_matches
-            for i in range(int(m.start), int(m.end))
-        }
-        unread = [
-            (m.start(), m.end())
-            for m in _DIGITS.finditer(text)
-            if others.isdisjoint(range(m.start(), m.end())) and _lone(text, m.start(), m.end())
-        ]  # a part's or a disc's number ("Part.2", "CD2"), or one read as nothing
-        digits = {i for start, end in [*numbers, *unread] for i in range(start, end)}
+        others = _read_as(matches, lambda name: name not in _NUMBERED)
+        technical = _read_as(matches, lambda name: name not in _NUMBERED | _WORDS)
+        for bare in _DIGITS.finditer(text):
+            start, end = bare.span()
+            if (start, end) in numbers or _joined(text, start, end):
+                continue
+            if not technical.issuperset(range(start, end)):
+                return None
+        digits = {i for start, end in numbers for i in range(start, end)}
         return cls(text, found, seasons, episodes, frozenset(digits - others))
 
     def sibling(self, text: str) -> Guess | None:
@@ -440,6 +443,25 @@ def _value(text: str, spans: _Spans) -> tuple[int, ...] | None:
     return tuple(values) if len(values) <= 1 else None
 
 
+def _read_as(matches: Mapping[str, Sequence[Any]], named: Callable[[str], bool]) -> set[int]:
+    """Where guessit read a property ``named`` accepts."""
+    return {
+        i
+        for name, found in matches.items()
+        if named(name)
+        for m in found
+        for i in range(int(m.start), int(m.end))
+    }
+
+
+def _joined(text: str, start: int, end: int) -> bool:
+    """Digits joined to a letter: a word of their own ("x264", "1080p", "DD5"), not a
+    number with its version ("03v2")."""
+    return (start > 0 and _LETTER.match(text, start - 1) is not None) or (
+        _LETTER_AFTER.match(text, end) is not None
+    )
+
+
 def _lone(text: str, start: int, end: int) -> bool:
     """1 to 3 digits with no other number beside them but for separators: guessit reads
     the two together by their values ("E10.11" is episodes 10 and 11, "E01.11" episode
@@ -454,10 +476,16 @@ def _lone(text: str, start: int, end: int) -> bool:
 _DIGIT = re.compile(r"[0-9]")
 _WRITTEN_NUMBER = re.compile(r"[0-9]{1,3}")
 _DIGITS = re.compile(r"[0-9]+")
+_LETTER = re.compile(r"[^\W\d_]")
+_LETTER_AFTER = re.compile(r"(?![vV][0-9])[^\W\d_]")  # a version ("03v2") joins nothing
 # What guessit reads with a number whose value a Guess holds, or holds nothing of.
 _NUMBERED = frozenset({"season", "episode", "part", "cd"})
-_NUMBER_AFTER = re.compile(r"(?:[\s._\-&,+~]|to|and)*[0-9]+(?![^\W_])", re.IGNORECASE)
-_NUMBER_BEFORE = re.compile(r"(?<![^\W_])[0-9]+(?:[\s._\-&,+~]|to|and)*\Z", re.IGNORECASE)
+# What guessit reads as words, where a number may be an episode's to it by its value.
+_WORDS = frozenset({"title", "episode_title", "alternative_title", "film_title", "release_group"})
+_NUMBER_AFTER = re.compile(
+    r"(?:v[0-9]+)?(?:[\W_]|to|and)*[0-9]+(?:v[0-9]+)?(?![^\W_])", re.IGNORECASE
+)
+_NUMBER_BEFORE = re.compile(r"(?<![^\W_])[0-9]+(?:v[0-9]+)?(?:[\W_]|to|and)*\Z", re.IGNORECASE)
 _SIBLINGS = _Siblings()
 
 

@@ -66,6 +66,16 @@ NOT_SIBLINGS = [
     ("01 Pilot.mkv", "12 Pilot.mkv"),  # a number opening the name
     ("Show.S01E01.Pilot.mkv", "Show.S01E02.Pilot.mkv.part"),  # another shape
     ("Show.2019.S01E01.mkv", "Show.2018.S01E01.mkv"),  # a digit outside the numbers
+    # another bare number in the name: by its value an episode's to guessit or not
+    (
+        "[G]_Show_-_06_-_Showdown_in_Tokyo_3_[CBDB8577].mkv",
+        "[G]_Show_-_02_-_Showdown_in_Tokyo_3_[CBDB8577].mkv",
+    ),
+    ("[DB]_Bleach_264_[012073FE].avi", "[DB]_Bleach_250_[012073FE].avi"),
+    ("[G] Show - 29 (04) [5203142B].mkv", "[G] Show - 29 (50) [5203142B].mkv"),
+    ("[G] Show - 01v2-03v2 (720p).mkv", "[G] Show - 12v2-03v2 (720p).mkv"),  # versions
+    ("Show Season 1:11", "Show Season 9:11"),
+    ("Show.Part.1.The.Phoenix.King.mkv", "Show.Part.0.The.Phoenix.King.mkv"),  # a 0
 ]
 
 
