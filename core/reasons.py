@@ -118,6 +118,13 @@ TEMPLATES: Mapping[str, str] = {
         "{file} is dated {date}, and TMDB lists no episode of this title on that day:"
         " it is not placed."
     ),
+    "review.date_disagrees": N_(
+        "{file} is dated {date}, and TMDB lists another episode on that day than its"
+        " name numbers: it is not placed."
+    ),
+    "review.date_two_ways": N_(
+        "{file} is dated so that the day and the month could be either: set its episode."
+    ),
     "review.episode_unlisted": N_(
         "{file} would be {episode}, which TMDB does not list for this title: it is not placed."
     ),

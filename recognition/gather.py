@@ -99,7 +99,12 @@ def query_of(recognized: Recognized) -> Query:
         dates=tuple(
             (f.path, f.date.isoformat())
             for f in videos
-            if recognized.kind == "series" and f.date is not None and not f.episodes
+            # "Running.Man.E702.240512": a number without a season is checked against
+            # the date (``recognition.placement``); a date read two ways is asked.
+            if recognized.kind == "series"
+            and f.date is not None
+            and (not f.episodes or f.season is None)
+            and "two_dates" not in f.flags
         ),
         unnumbered=tuple(f.path for f in videos if not f.episodes and f.date is None),
         episode_title=recognized.episode_title,

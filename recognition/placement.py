@@ -37,6 +37,7 @@ def placed(
         for f in files
     ]
     files = _in_named_folders(files, seasons)
+    files, listed = _dates_agree(files, listed, seasons)
     files = _as_listed(files, listed)
     files = _without_added_films(files)
     if named is not None:
@@ -91,6 +92,38 @@ def _in_named_folders(
         else f
         for f in files
     ]
+
+
+def _dates_agree(
+    files: Sequence[RecognizedFile],
+    listed: Sequence[tuple[str, int, int]],
+    seasons: Sequence[Season] | None,
+) -> tuple[list[RecognizedFile], list[tuple[str, int, int]]]:
+    """A video numbered and dated ("Running.Man.E702.240512"): a number its season
+    holds as it is (a drama's "E05.220713" of 16) is that episode, the date only
+    confirms the title. One it does not (702 of a show TMDB splits by year) is the
+    episode TMDB lists on the date, and must be its number counted over the seasons
+    before it; else neither is trusted (flag "date_disagrees", asked)."""
+    counts = {s.number: s.episodes for s in seasons or () if s.number > 0}
+    rows: dict[str, list[tuple[int, int]]] = {}
+    for path, season, episode in listed:
+        rows.setdefault(path, []).append((season, episode))
+    own_number, wrong = set(), set()
+    for f in files:
+        if f.role != "video" or not f.episodes or f.date is None or f.path not in rows:
+            continue
+        if not counts or max(f.episodes) <= counts.get(f.season or 1, 0):
+            own_number.add(f.path)
+            continue
+        dated = rows[f.path]
+        counted = [sum(n for k, n in counts.items() if k < s) + e for s, e in dated]
+        if list(f.episodes) not in ([e for _, e in dated], counted):
+            wrong.add(f.path)
+    kept = [row for row in listed if row[0] not in wrong | own_number]
+    return [
+        replace(f, episodes=(), flags=(*f.flags, "date_disagrees")) if f.path in wrong else f
+        for f in files
+    ], kept
 
 
 def _as_listed(
@@ -225,7 +258,9 @@ def unplaceable(
         if file.role != "video":
             continue
         if not file.episodes and file.date is not None:
-            return reason("review.date_unlisted", file=file.path, date=file.date.isoformat())
+            code = {"date_disagrees": "review.date_disagrees", "two_dates": "review.date_two_ways"}
+            why = next((code[f] for f in file.flags if f in code), "review.date_unlisted")
+            return reason(why, file=file.path, date=file.date.isoformat())
         if not file.episodes:
             return reason("review.episode_unknown", file=file.path)
         if counts is None or not file.episodes:

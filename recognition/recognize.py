@@ -75,7 +75,8 @@ class RecognizedFile:
     season: int | None
     episodes: tuple[int, ...]
     language: str | None  # ISO 639-1, subtitles only
-    # subtitles: "forced", "sdh", "default"; videos: "added" — a title a box's name
+    # subtitles: "forced", "sdh", "default"; videos: "two_dates" — its date could be
+    # read two ways ("05.06.2024"), asked; "added" — a title a box's name
     # adds after "+" ("Firefly (2002) + Serenity (2005)"): a special of the show when
     # TMDB lists it by that name, else a film of its own, skipped; "part" — a later
     # part (cour) of a season, numbered maybe on its own ("… Part 2 - 01").
@@ -381,7 +382,8 @@ def _files(roles: Sequence[FileRole], read: _Read, torrent_name: str) -> tuple[R
                 or (not parsed.episodes and read.base.absolute)
                 or (bool(parsed.episodes) and counts_on(path)),
                 flags=("added",) * _names_added(path, parsed, added)
-                + ("part",) * ((parsed.part or read.base.part or 1) > 1),
+                + ("part",) * ((parsed.part or read.base.part or 1) > 1)
+                + ("two_dates",) * _date_in_doubt(parsed, read.base),
                 part=parsed.part or read.base.part or 1,
             ),
             parsed,
@@ -628,6 +630,12 @@ def _names_added(path: str, parsed: Parsed, added: Sequence[str]) -> bool:
         return False
     words = f" {title_key(stem(path))} "
     return any(f" {key} " in words for key in added)
+
+
+def _date_in_doubt(parsed: Parsed, base: Parsed) -> bool:
+    """The date that numbers an unnumbered video could be read two ways ("05.06.2024")."""
+    dated = parsed if parsed.date is not None else base
+    return not parsed.episodes and dated.date is not None and dated.date_doubt
 
 
 def _video_file(

@@ -1110,6 +1110,11 @@ def _aired(
     # A day a numbered episode and a special share is the episode's.
     ordered = sorted(candidate.aired, key=lambda e: e.season != 0)
     days = {e.air_date: e for e in ordered if e.air_date and e.number > 0}
+    # A double bill (two episodes one after the other aired on one day) does not say
+    # which a file of that day is: asked.
+    aired = {(e.season, e.number): e.air_date for e in candidate.aired if e.number > 0}
+    double = {day for (s, n), day in aired.items() if s > 0 and aired.get((s, n + 1)) == day}
+    days = {day: e for day, e in days.items() if day not in double}
     first = min(
         (s.air_date for s in candidate.seasons or () if s.number > 0 and s.air_date),
         default=None,

@@ -16,6 +16,7 @@ from babel import Locale
 
 from recognition.folding import fold
 from recognition.parsing.anime import found_numbers, parse_anime
+from recognition.parsing.dates import DATED, read_dates
 from recognition.parsing.episodes import SEASON_WORD
 from recognition.parsing.files import VIDEO_EXTENSIONS
 from recognition.parsing.guess import Guess, MediaKind
@@ -64,6 +65,9 @@ class Parsed:
     # the title, which may as well be a word of a film's title ("Open Season", "Open
     # Season 2"); None when the season is marked otherwise.
     season_title: str | None = None
+    # "Jeopardy.05.06.2024": the date could be read two ways and the name's country does
+    # not say which (``recognition.parsing.dates``): ``date`` is one of them, asked.
+    date_doubt: bool = False
 
 
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
@@ -186,8 +190,16 @@ def parse_release(name: str, *, kind: MediaKind | None = None) -> Parsed:
     ``kind`` is what is already known (the torrent is a series, so its files are
     episodes); the result then has that kind.
     """
+    parsed = _parse_release(name, kind)
+    if parsed.date is not None and read_dates(name)[1]:
+        return replace(parsed, date_doubt=True)
+    return parsed
+
+
+def _parse_release(name: str, kind: MediaKind | None) -> Parsed:
     text = _TILDE_RANGE.sub("-", unicodedata.normalize("NFC", name).strip())
     text = local_numbers(_BRITISH_SERIES.sub(_as_season, text))
+    text = read_dates(text)[0]
     text = _year_seasons(text)
     if not text:
         return Parsed("unknown", None, None, None, ())
@@ -424,6 +436,8 @@ def _anime_shaped(basename: str, rest: str) -> bool:
     """A fansub name: a CRC, an absolute number after " - ", "2nd Season", or a group
     tag in front of a name that has nothing of a scene name (words joined by dots, a
     language word)."""
+    if DATED.search(rest):
+        return False  # "[예능] 놀면 뭐하니 2024.05.11": a genre's tag before a dated episode
     if _CRC.search(basename) or _DASH_NUMBER.search(rest):
         return True
     scene = _SCENE.search(rest) is not None or len(_DOT_JOIN.findall(rest)) >= 3
