@@ -115,8 +115,8 @@ TEMPLATES: Mapping[str, str] = {
         "{other} and {file} would both be {episode}: neither is placed under a guess."
     ),
     "review.date_unlisted": N_(
-        "{file} is dated {date}, and TMDB lists no episode of this title on that day:"
-        " it is not placed."
+        "{file} is dated {date}, and TMDB lists no episode or two of this title on that"
+        " day: it is not placed."
     ),
     "review.date_disagrees": N_(
         "{file} is dated {date}, and TMDB lists another episode on that day than its"
