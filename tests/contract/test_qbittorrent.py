@@ -228,6 +228,16 @@ def test_an_add_and_a_refused_add_answer_as_the_version_does(target: Target) -> 
     assert (torrent["category"], torrent["tags"]) == ("contract", "jellybit")
 
 
+def test_a_torrent_file_is_taken_under_any_field_name(target: Target) -> None:
+    """qbittorrent-api names a file's field after its key (jellybit's "upload.torrent"),
+    not the documented "torrents": qBittorrent takes every uploaded file."""
+    session = target.session()
+    made = target.new_torrent("v2")
+    answer = _add(target, session, files={"upload.torrent": ("upload.torrent", made.data)})
+    assert answer.status_code == 200
+    assert _complete(target, session, made)["hash"] == made.qbt_id
+
+
 def test_a_torrent_file_downloads_into_the_save_path_with_every_field(target: Target) -> None:
     session = target.session()
     made = target.new_torrent("v1")

@@ -416,7 +416,9 @@ class FakeQbittorrent(HttpFake):
         found: list[tuple[str | None, str | None, str, str] | None] = []
         for urls in form.get("urls", []):
             found += [_magnet_hashes(url) for url in urls.split("\n") if url.strip()]
-        for data in form.get("torrents", []):
+        # Every uploaded file, whatever its field's name ("torrents" in the docs;
+        # qbittorrent-api names it after its key, jellybit's "upload.torrent").
+        for data in (v for values in form.values() for v in values if isinstance(v, bytes)):
             read = _torrent_hashes(data)
             if read is None:
                 return _text(call, "Error: 'upload.torrent' is not a valid torrent file.", 415)
