@@ -172,7 +172,7 @@ async def test_torrent_document_is_ingested_with_its_caption_as_hint(
     reply = await alice.wait_for(reply_to(sent))
     assert made.name in reply.text
     (download,) = await running.store.downloads.list_downloads()
-    assert download.state != "failed", reply.text  # qBittorrent took the file
+    assert download.state != State.FAILED, reply.text  # qBittorrent took the file
     assert await running.store.tracking.torrent_file(download.id) == made.data
     assert await running.store.telegram.hints(download.id) == ["Dune 2021"]
 
