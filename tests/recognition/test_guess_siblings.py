@@ -3,29 +3,11 @@ call for the season, and the same read guessit itself gives each file."""
 
 import random
 import re
-from collections.abc import Iterator, Mapping
-from typing import Any
 
 import pytest
 
-from recognition.parsing import guess as guess_module
 from recognition.parsing.guess import Guess, MediaKind, clear_cache, guess
 from tests.recognition_eval import DATA, load
-
-
-@pytest.fixture
-def guessit_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    calls: list[str] = []
-    real = guess_module._run_guessit
-
-    def counting(text: str, options: Mapping[str, object]) -> Any:
-        calls.append(text)
-        return real(text, options)
-
-    monkeypatch.setattr(guess_module, "_run_guessit", counting)
-    clear_cache()
-    yield calls
-    clear_cache()
 
 
 def guessit_alone(text: str, kind: MediaKind | None) -> Guess:

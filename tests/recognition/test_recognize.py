@@ -4,18 +4,14 @@ import csv
 import datetime
 import re
 import unicodedata
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from core.errors import InvalidInputError
 from recognition.candidates import Season
-from recognition.parsing import guess as guess_module
 from recognition.parsing.files import FileRole, TorrentFile, classify_files
-from recognition.parsing.guess import clear_cache
 from recognition.parsing.hints import Hint, parse_hint
 from recognition.parsing.release import Parsed, identityless, parse_file, parse_release
 from recognition.parsing.subtitles import subtitle_language
@@ -315,16 +311,8 @@ def test_an_empty_name_is_unknown() -> None:
 # --- the cache ------------------------------------------------------------------------------
 
 
-def test_a_repeated_name_does_not_run_guessit_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[str] = []
-    real = guess_module._run_guessit
-
-    def counting(text: str, options: Mapping[str, object]) -> Any:
-        calls.append(text)
-        return real(text, options)
-
-    monkeypatch.setattr(guess_module, "_run_guessit", counting)
-    clear_cache()
+def test_a_repeated_name_does_not_run_guessit_again(guessit_calls: list[str]) -> None:
+    calls = guessit_calls
     name = "Oppenheimer.2023.1080p.BluRay.x264-SPARKS"
     first = parse_release(name)
     after_first = len(calls)
