@@ -56,6 +56,7 @@ SECRET_KEYS = frozenset(
         "jellyfin.api_key",
         "web.secret",
         "web.api_token",
+        "search.torznab",  # each endpoint's api_key
     }
 )
 
@@ -157,6 +158,27 @@ class WebSettings:
 
 
 @dataclass(frozen=True)
+class TorznabEndpoint:
+    """One Torznab API (Prowlarr's ``http://host:9696/{id}/api``, Jackett's
+    ``…/api/v2.0/indexers/{id|all}/results/torznab/api``); jellybit appends the query."""
+
+    name: str
+    url: str
+    api_key: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    torznab: tuple[TorznabEndpoint, ...] = ()
+    qbittorrent: bool = False  # also search with qBittorrent's search plugins
+    timeout: float = 15.0  # seconds one source may take
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.torznab) or self.qbittorrent
+
+
+@dataclass(frozen=True)
 class Settings:
     # Where each key that was set came from: "file", or the environment variable's
     # name (``jellybit check`` shows it).
@@ -168,6 +190,7 @@ class Settings:
     metadata: MetadataSettings = field(default_factory=MetadataSettings)
     jellyfin: JellyfinSettings = field(default_factory=JellyfinSettings)
     web: WebSettings = field(default_factory=WebSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
 
     @property
     def database_path(self) -> Path:
@@ -195,6 +218,7 @@ _SECTIONS: Mapping[str, type] = {
     "metadata": MetadataSettings,
     "jellyfin": JellyfinSettings,
     "web": WebSettings,
+    "search": SearchSettings,
 }
 
 
@@ -219,6 +243,7 @@ def parse_settings(raw: Mapping[str, object], env: Mapping[str, str], base_dir: 
         metadata=_metadata(section("metadata")),
         jellyfin=_jellyfin(section("jellyfin")),
         web=_web(section("web")),
+        search=_search(section("search")),
     )
     problems += _cross_key_problems(settings, problems)
     if problems:
@@ -646,6 +671,40 @@ def _web(s: _Section) -> WebSettings:
         api_token=s.get("api_token", d.api_token, _string),
         metrics=s.get("metrics", d.metrics, _boolean),
     )
+
+
+def _search(s: _Section) -> SearchSettings:
+    d = SearchSettings()
+    return SearchSettings(
+        torznab=s.get("torznab", d.torznab, _torznab_endpoints),
+        qbittorrent=s.get("qbittorrent", d.qbittorrent, _boolean),
+        timeout=s.get("timeout", d.timeout, _positive_number),
+    )
+
+
+_ENDPOINT_KEYS = frozenset({"name", "url", "api_key"})
+
+
+def _torznab_endpoints(value: object) -> tuple[TorznabEndpoint, ...]:
+    rule = (
+        'must be a list of { name = "…", url = "http://…", api_key = "…" }, '
+        "each with its own name"
+    )
+    if not isinstance(value, list):
+        raise _Invalid(rule)
+    endpoints = []
+    for item in value:
+        if not isinstance(item, Mapping) or not set(item) <= _ENDPOINT_KEYS:
+            raise _Invalid(rule)
+        name, url, key = item.get("name"), item.get("url"), item.get("api_key", "")
+        if not isinstance(name, str) or not name.strip() or not isinstance(key, str):
+            raise _Invalid(rule)
+        if not _is_http_url(url) or urlsplit(url).query:
+            raise _Invalid(rule + " (a url without ?…: jellybit adds the query)")
+        endpoints.append(TorznabEndpoint(name=name.strip(), url=url, api_key=key))
+    if len({e.name.casefold() for e in endpoints}) != len(endpoints):
+        raise _Invalid(rule)
+    return tuple(endpoints)
 
 
 def _cross_key_problems(settings: Settings, reported: list[str]) -> list[str]:

@@ -214,6 +214,25 @@ TEMPLATES: Mapping[str, str] = {
         "This torrent claims more than 1 PB of content: it is not real."
     ),
     "torrent.no_name": N_("This .torrent file is damaged: the torrent has no name."),
+    # Search: what a source said (docs/search.md). {source} is the configured name.
+    "search.bad_api_key": N_("{source}: the API key was refused."),
+    "search.rate_limited": N_("{source} asks to wait {duration} before it is asked again."),
+    "search.disabled": N_("{source}: the indexer is disabled."),
+    "search.blocked": N_(
+        "{source} answered with a web page instead of results: the indexer is blocked or "
+        "asks for a login."
+    ),
+    "search.unreachable": N_("{source} is not answering."),
+    "search.timeout": N_("{source} did not answer within {duration}."),
+    "search.error": N_("{source} answered with an error."),
+    "search.unreadable": N_("{source} answered something that is not a list of releases."),
+    "search.qbt_busy": N_(
+        "qBittorrent's search cannot start: Python is missing for its search plugins, or "
+        "five searches already run."
+    ),
+    "search.qbt_no_plugins": N_("qBittorrent has no search plugin enabled."),
+    "search.gone": N_("This release is gone: pick another."),
+    "search.not_a_torrent": N_("The release's link gave neither a magnet link nor a .torrent file."),
 }
 
 

@@ -15,7 +15,7 @@ NUMBERS = {"seconds": 21600, "confidence": 0.42, "limit": 50000, "levels": 64, "
 KEPT = {
     "qBittorrent", "TMDB", "Jellyfin", "Telegram", "API", "BitTorrent", "magnet", "torrent",
     "bencode", "hex", "base32", "xt", "urn", "btih", "btmh", "KiB", "library", "cross_device",
-    "copy", "v1", "v2", "info", "jellybit",
+    "copy", "v1", "v2", "info", "jellybit", "Python",
 }  # fmt: skip
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,}")
 
