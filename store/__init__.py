@@ -11,6 +11,7 @@ from store.downloads import Downloads
 from store.inbox import Inbox
 from store.outbox import Outbox
 from store.recognition import Recognitions
+from store.search import Searches
 from store.telegram import TelegramState
 from store.titles import Titles
 from store.tracking import Tracking
@@ -26,6 +27,7 @@ class Store:
     recognitions: Recognitions
     inbox: Inbox
     titles: Titles
+    searches: Searches
 
     @classmethod
     async def open(cls, path: Path) -> Self:
@@ -40,6 +42,7 @@ class Store:
             recognitions=Recognitions(db),
             inbox=Inbox(db),
             titles=Titles(db),
+            searches=Searches(db),
         )
 
     async def card(self, download_id: Id) -> DownloadCard | None:

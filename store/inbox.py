@@ -15,6 +15,7 @@ from core.ids import Id, new_id
 from core.notifications import REPLY
 from store.db import Database
 from store.rows import fetch_all, fetch_one
+from store.search import NewSearch, insert_search
 from store.telegram import insert_hint
 
 KEEP_HANDLED_DAYS = 7
@@ -34,6 +35,7 @@ class Reply:
     download_id: Id | None = None
     role: str | None = None
     photo: str | None = None  # a poster's URL: sent as a photo with the text as caption
+    search: NewSearch | None = None  # the search this message shows (stored with it)
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,8 @@ class Inbox:
         now = clock.now()
         async with self._db.write() as conn:
             for reply in replies:
+                if reply.search is not None:
+                    await insert_search(conn, reply.search, chat_id)
                 await enqueue_reply(conn, chat_id, reply, now)
             if hint is not None:
                 await insert_hint(conn, *hint)
@@ -208,6 +212,8 @@ async def enqueue_reply(conn: aiosqlite.Connection, chat_id: int, reply: Reply, 
     }
     if reply.role is not None:
         payload["role"] = reply.role
+    if reply.search is not None:
+        payload["search_id"] = reply.search.id
     await conn.execute(
         """INSERT INTO outbox (id, chat_id, download_id, kind, payload, next_attempt_at,
             created_at)

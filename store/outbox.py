@@ -111,6 +111,13 @@ class Outbox:
                     attempts = attempts + 1, last_error = NULL WHERE id = :id""",
                 {"id": notification_id, "message_id": message_id, "now": clock.now()},
             )
+            # A search's first message: its later states are edits of it.
+            await conn.execute(
+                """UPDATE search SET message_id = :message_id
+                WHERE id = (SELECT json_extract(payload, '$.search_id') FROM outbox WHERE id = :id)
+                  AND message_id IS NULL""",
+                {"id": notification_id, "message_id": message_id},
+            )
 
     async def mark_failed(self, notification_id: Id, error: str, next_attempt_at: str) -> None:
         async with self._db.write() as conn:
