@@ -33,6 +33,7 @@ from bot.inbox import ALLOWED_UPDATES, UpdateInbox
 from bot.links import Links
 from bot.middlewares import AccessMiddleware, LanguageMiddleware
 from bot.notifier import Notifier
+from bot.search import SearchMessages
 from bot.status import StatusUpdater
 from bot.views import Views
 from common.i18n import I18n
@@ -68,6 +69,7 @@ class TelegramFrontDoor:
     dispatcher: Dispatcher
     views: Views
     status: StatusUpdater
+    search_messages: SearchMessages
     notifier: Notifier
     inbox: UpdateInbox
     settings: TelegramSettings
@@ -86,10 +88,13 @@ class TelegramFrontDoor:
         telegram = settings.telegram
         bot = make_bot(telegram)
         views = Views(bot, store, links, i18n, posters)
+        search_messages = SearchMessages(store, views, posters)
         dispatcher = Dispatcher(
             store=store,
             ingest=cases.ingest,
             actions=cases.actions,
+            finder=cases.finder,
+            searches=search_messages,
             i18n=i18n,
             links=links,
             views=views,
@@ -103,6 +108,7 @@ class TelegramFrontDoor:
             dispatcher=dispatcher,
             views=views,
             status=StatusUpdater(store, views),
+            search_messages=search_messages,
             notifier=notifier,
             inbox=UpdateInbox(
                 bot, dispatcher, store, telegram.allowed_users, i18n, notifier.wake.set
@@ -114,7 +120,7 @@ class TelegramFrontDoor:
 
     @property
     def loops(self) -> tuple[Loop, ...]:
-        return (self.inbox.loop, self.notifier.loop, self.status.loop)
+        return (self.inbox.loop, self.notifier.loop, self.status.loop, self.search_messages.loop)
 
     def mount_webhook(self, app: web.Application) -> None:
         """Telegram posts updates to ``WEBHOOK_PATH``; a wrong secret header is refused.
@@ -129,6 +135,7 @@ class TelegramFrontDoor:
             Part("inbox", self.inbox.run),
             Part("outbox", self.notifier.run),
             Part("status", self.status.run),
+            Part("search_messages", self.search_messages.run),
         ]
 
     async def close(self) -> None:

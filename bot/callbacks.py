@@ -42,3 +42,15 @@ class ListPage(CallbackData, prefix="j1l"):
     """ "More" under /list: the page to show."""
 
     page: int
+
+
+class SearchButton(CallbackData, prefix="j1f"):
+    """A button of a search's message: ``j1f:<action>:<id>:<n>``, at most 36 bytes.
+    ``id`` is a search's or a result's ULID (``store/search.py``); a search deleted
+    since is an outdated button. Actions: ``go`` (start an offered search), ``t``
+    (a title), ``w`` (releases of the words), ``r`` (a release), ``p`` (page ``n``),
+    ``s`` (sort ``n``), ``b`` (back to the titles)."""
+
+    action: str
+    id: str
+    n: int = 0

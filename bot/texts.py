@@ -202,7 +202,7 @@ def help_text(tx: Texts) -> str:
 
 def commands_text(tx: Texts) -> str:
     return tx(
-        "Commands: /list — active downloads, /status — one download, /library WORDS — titles in the library, /help — this help."
+        "Commands: /find WORDS — find a film or a show to download, /list — active downloads, /status — one download, /library WORDS — titles in the library, /help — this help."
     )
 
 

@@ -29,6 +29,7 @@ class NewSearch:
 
     id: Id
     words: str
+    offered: bool = False  # "Search for …?": started by a tap
 
 
 @dataclass(frozen=True)
@@ -79,8 +80,15 @@ async def insert_search(conn: aiosqlite.Connection, search: NewSearch, chat_id: 
     await conn.execute(
         """INSERT OR IGNORE INTO search (id, chat_id, words, phase, running, updated_at,
             created_at)
-        VALUES (:id, :chat_id, :words, :phase, 1, :now, :now)""",
-        {"id": search.id, "chat_id": chat_id, "words": search.words, "phase": TITLES, "now": now},
+        VALUES (:id, :chat_id, :words, :phase, :running, :now, :now)""",
+        {
+            "id": search.id,
+            "chat_id": chat_id,
+            "words": search.words,
+            "phase": TITLES,
+            "running": 0 if search.offered else 1,
+            "now": now,
+        },
     )
 
 
@@ -223,6 +231,13 @@ class Searches:
         found = [await self.find(Id(row["id"])) for row in rows]
         return [search for search in found if search is not None]
 
+    async def shown_in(self, search_id: Id, message_id: int) -> None:
+        async with self._db.write() as conn:
+            await conn.execute(
+                "UPDATE search SET message_id = :message_id WHERE id = :id AND message_id IS NULL",
+                {"id": search_id, "message_id": message_id},
+            )
+
     async def mark_shown(self, search_id: Id, shown: str | None) -> None:
         async with self._db.write() as conn:
             await conn.execute(
@@ -238,17 +253,35 @@ class Searches:
             )
             return cursor.rowcount
 
-    async def downloading(self, chat_id: int | None = None) -> list[tuple[str, str]]:
-        """(kind, provider id) of the titles a search's download is getting now."""
-        rows = await self._db.read(
-            lambda conn: conn.execute(
+    async def marks(self, search: Search) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+        """(kind, TMDB id) of the search's titles the library holds, and of those a
+        download from a search is getting now."""
+        keys: list[tuple[str, str]] = [
+            (title.kind, title.provider_id or "") for _, title in search.titles
+        ]
+        if search.title is not None:
+            keys.append((search.title.kind, search.title.provider_id or ""))
+
+        def read(conn: sqlite3.Connection) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+            held = set()
+            for kind, provider_id in keys:
+                row = conn.execute(
+                    """SELECT 1 FROM title WHERE provider = 'tmdb' AND kind = :kind
+                    AND provider_id = :provider_id""",
+                    {"kind": kind, "provider_id": provider_id},
+                ).fetchone()
+                if row is not None:
+                    held.add((kind, provider_id))
+            rows = conn.execute(
                 """SELECT json_extract(s.title, '$.kind') AS kind,
                     json_extract(s.title, '$.provider_id') AS provider_id
                 FROM search s JOIN download d ON d.id = s.download_id
                 WHERE s.title IS NOT NULL AND d.state NOT IN ('done', 'failed', 'removed')"""
             ).fetchall()
-        )
-        return [(row["kind"], str(row["provider_id"])) for row in rows]
+            downloading = {(row["kind"], str(row["provider_id"])) for row in rows}
+            return held, downloading & set(keys)
+
+        return await self._db.read(read)
 
     @staticmethod
     async def _touch(conn: aiosqlite.Connection, search_id: Id, **values: object) -> None:

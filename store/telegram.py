@@ -259,6 +259,14 @@ class TelegramState:
         # setdefault: a set_chat_language that ran during the read wins.
         return self._languages.setdefault(chat_id, None if row is None else str(row["language"]))
 
+    async def remember(self, message: BotMessage) -> None:
+        async with self._db.write() as conn:
+            await remember_message(conn, message)
+
+    async def add_hint(self, download_id: Id, text: str) -> None:
+        async with self._db.write() as conn:
+            await insert_hint(conn, download_id, text)
+
     async def hints(self, download_id: Id) -> list[str]:
         return await self._db.read(lambda conn: read_hints(conn, download_id))
 

@@ -17,6 +17,7 @@ from worker.pacing import Loop
 from worker.poller import Poller
 from worker.qbt import QbtClient
 from worker.recognizer import Recognizer
+from worker.search import Finder, sources_of
 from worker.supervisor import Part
 from worker.tmdb import TmdbClient
 
@@ -29,6 +30,7 @@ class UseCases:
     ingest: Ingest
     actions: Actions
     catalogue: CatalogueSearch
+    finder: Finder
 
 
 @dataclass
@@ -41,6 +43,7 @@ class Engine:
     tmdb: TmdbClient | None
     jellyfin: JellyfinClient
     cpu: CpuPool
+    finder: Finder
 
     @classmethod
     def build(
@@ -78,24 +81,29 @@ class Engine:
             tmdb=tmdb,
             remove_links=importer.remove_links,
         )
+        ingest = Ingest(store, add_due.due, cpu)
+        sources, fetch = sources_of(settings.search, qbt)
+        finder = Finder(store, sources, tmdb, ingest, fetch, timeout=settings.search.timeout)
         return cls(
             qbt=qbt,
             adder=adder,
             poller=poller,
             cases=UseCases(
-                ingest=Ingest(store, add_due.due, cpu),
+                ingest=ingest,
                 actions=actions,
                 catalogue=CatalogueSearch(tmdb),
+                finder=finder,
             ),
             importer=importer,
             tmdb=tmdb,
             jellyfin=jellyfin,
             cpu=cpu,
+            finder=finder,
         )
 
     @property
     def loops(self) -> tuple[Loop, ...]:
-        return (self.poller.loop, self.importer.loop, self.adder.loop)
+        return (self.poller.loop, self.importer.loop, self.adder.loop, self.finder.loop)
 
     def parts(self) -> list[Part]:
         """What runs in the background, for the supervisor."""
@@ -104,6 +112,7 @@ class Engine:
             Part("importer", self.importer.run),
             Part("adder", self.adder.run),
             Part("cpu", self.cpu.run),
+            Part("search", self.finder.run),
         ]
 
     async def close(self) -> None:

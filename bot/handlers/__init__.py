@@ -2,9 +2,9 @@
 
 from aiogram import Router
 
-from bot.handlers import buttons, commands, errors, ingest
+from bot.handlers import buttons, commands, errors, ingest, search
 
 
 def routers() -> list[Router]:
     # Commands first (a /command is not a hint), the button catch-all last.
-    return [commands.router(), ingest.router(), buttons.router(), errors.router()]
+    return [search.router(), commands.router(), ingest.router(), buttons.router(), errors.router()]

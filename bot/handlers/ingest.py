@@ -15,6 +15,7 @@ from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import Message, MessageEntity
 
 from bot.handlers.errors import refusal_text
+from bot.handlers.search import offer
 from bot.inbox import Turn
 from bot.keyboards import in_library_keyboard
 from bot.links import Links
@@ -37,6 +38,7 @@ from store import Store
 from store.inbox import Reply
 from store.telegram import Role
 from worker.ingest import Created, Duplicate, Ingest, IngestResult, InLibrary, Rejected
+from worker.search import Finder
 
 DOWNLOAD_TIMEOUT = 60  # seconds to fetch a .torrent from Telegram
 TORRENT_MIME = "application/x-bittorrent"
@@ -70,6 +72,7 @@ async def on_message(
     tx: Texts,
     store: Store,
     ingest: Ingest,
+    finder: Finder,
     views: Views,
     links: Links,
     turn: Turn,
@@ -79,7 +82,8 @@ async def on_message(
         await _ingest_magnets(message, magnets, tx, store, ingest, views, links, turn, first=1)
         return
     if message.content_type in _SENT_BY_PEOPLE:
-        await _hint_or_help(message, tx, store, message.text or message.caption or "", turn)
+        text = message.text or message.caption or ""
+        await _hint_or_help(message, tx, store, finder, text, turn)
         return
     await turn.reply()  # a service message: nothing to say
 
@@ -216,8 +220,11 @@ async def _resumed(result: IngestResult, message: Message, store: Store) -> Inge
     return result
 
 
-async def _hint_or_help(message: Message, tx: Texts, store: Store, text: str, turn: Turn) -> None:
-    """A reply to the bot's message about a download adds a hint to it."""
+async def _hint_or_help(
+    message: Message, tx: Texts, store: Store, finder: Finder, text: str, turn: Turn
+) -> None:
+    """A reply to the bot's message about a download adds a hint to it; a text that
+    is no reply is offered as a search (when search is set up)."""
     replied = message.reply_to_message
     if replied is not None:  # only the bot's own messages are remembered
         download_id = await store.telegram.download_of_message(message.chat.id, replied.message_id)
@@ -228,4 +235,7 @@ async def _hint_or_help(message: Message, tx: Texts, store: Store, text: str, tu
             reply = Reply(hint_added_text(tx, download, hint), reply_to=message.message_id)
             await turn.step(turn.done_steps + 1, [reply], hint=(download_id, hint), last=True)
             return
+    if finder.enabled and message.text and replied is None and not message.text.startswith("/"):
+        await turn.reply(offer(tx, message.text, message.message_id))
+        return
     await turn.reply(Reply(no_magnet_text(tx), reply_to=message.message_id))

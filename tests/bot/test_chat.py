@@ -520,9 +520,9 @@ async def test_status_without_an_id_lists_the_recent_ones_to_pick_from(
 
 @pytest.mark.parametrize(
     ("language", "unknown", "commands", "no_link"),
-    [("en", "I do not know the command /foo.", "Commands: /list",
+    [("en", "I do not know the command /foo.", "Commands: /find",
       "I did not find a magnet link here."),
-     ("ru", "Я не знаю команды /foo.", "Команды: /list", "Не нашёл здесь magnet-ссылки.")],
+     ("ru", "Я не знаю команды /foo.", "Команды: /find", "Не нашёл здесь magnet-ссылки.")],
 )  # fmt: skip
 async def test_an_unknown_command_says_so_and_shows_the_commands(
     running: Running, tg: FakeTelegram, language: str, unknown: str, commands: str, no_link: str

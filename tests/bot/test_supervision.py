@@ -14,7 +14,10 @@ from store.migrate import migrate
 from tests.bot.conftest import ALICE, Door
 from tests.support.telegram import FakeTelegram
 
-PARTS = ["poller", "importer", "adder", "cpu", "telegram", "inbox", "outbox", "status"]
+PARTS = [
+    "poller", "importer", "adder", "cpu", "search",
+    "telegram", "inbox", "outbox", "status", "search_messages",
+]  # fmt: skip
 
 
 async def test_the_supervisor_runs_every_part(polling_door: Door) -> None:
