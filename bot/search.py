@@ -9,7 +9,6 @@ each every ``MIN_INTERVAL`` seconds, like the status messages.
 
 import asyncio
 from html import escape
-from datetime import UTC, datetime
 
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramRetryAfter
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
@@ -231,7 +230,7 @@ def _release_line(tx: Texts, row: Found) -> str:
     """The release's whole name, then its age, indexer and a freeleech mark."""
     details = []
     if row.published is not None:
-        age = relative_text(tx, row.published, datetime.now(UTC))
+        age = relative_text(tx, row.published, clock.from_ms(clock.now_ms()))
         if age:
             details.append(age)
     if row.indexer:

@@ -96,10 +96,15 @@ class Searches:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    async def start(self, words: str, chat_id: int | None = None) -> Id:
+    async def start_everything(self, words: str, sources: list[str]) -> Id:
+        """A search of the page or the API: the titles and the releases of the words,
+        found together."""
         search = NewSearch(new_id(), words)
         async with self._db.write() as conn:
-            await insert_search(conn, search, chat_id)
+            await insert_search(conn, search, None)
+        await self.pick_title(search.id, None, sources)
+        async with self._db.write() as conn:
+            await self._touch(conn, search.id, running=1)
         return search.id
 
     async def find(self, search_id: Id) -> Search | None:
@@ -146,11 +151,11 @@ class Searches:
                     for rank, title in enumerate(titles)
                 ],
             )
-            await self._touch(
-                conn,
-                search_id,
-                running=0,
-                problem=None if problem is None else problem.dumps(),
+            await self._touch(conn, search_id, problem=None if problem is None else problem.dumps())
+            # Titles are all a search in the chat waits for before its first tap.
+            await conn.execute(
+                "UPDATE search SET running = 0 WHERE id = :id AND phase = :titles",
+                {"id": search_id, "titles": TITLES},
             )
 
     async def pick_title(self, search_id: Id, title: Candidate | None, sources: list[str]) -> None:

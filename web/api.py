@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from common.logs import get_logger
+from core import clock
 from core.errors import (
     AppError,
     ConflictError,
@@ -37,13 +38,17 @@ from core.errors import (
 )
 from core.ids import Id, parse_id
 from core.numbers import ascii_int
+from core.search import SORTS, Found, SortBy, traits_of
 from core.states import State
 from core.torrent_file import MAX_TORRENT_BYTES
+from recognition.candidates import Candidate
+from store.search import Search
 from web import api_models as wire
 from web.api_models import ID_PATTERN
 from web.app import DEPS, WebDeps
 from web.auth import bearer_matches
 from worker.ingest import Created, Duplicate, IngestResult, InLibrary, Rejected
+from worker.search import grouped
 
 PREFIX: Final = "/api"
 OPENAPI_PATH: Final = "/openapi.json"
@@ -53,6 +58,7 @@ REF_TEMPLATE: Final = "#/components/schemas/{model}"
 DEFAULT_LIMIT: Final = 50
 MAX_LIMIT: Final = 200
 MAX_QUERY_CHARS: Final = 200
+SEARCH_GRACE: Final = 5.0  # seconds past [search] timeout a search may take (TMDB, the store)
 MAX_JSON_BYTES: Final = 64 * 1024
 
 JSON_TYPE: Final = "application/json"
@@ -356,6 +362,88 @@ async def _list_titles(request: web.Request) -> web.Response:
     return _answer(wire.TitlePage(items=items, next_offset=more))
 
 
+async def _search(request: web.Request) -> web.Response:
+    """Search the configured sources (and TMDB for the titles): the releases grouped
+    under the title each names. Answers when every source answered, or after
+    ``[search] timeout`` and a few seconds with what came (``complete`` false)."""
+    query = _query(request, ("q", "sort"))
+    words = " ".join((_single(query, "q") or "").split())
+    if not words or len(words) > MAX_QUERY_CHARS:
+        raise _invalid(f"q is 1 to {MAX_QUERY_CHARS} characters")
+    sort = _single(query, "sort") or "quality"
+    if sort not in SORTS:
+        raise _invalid(f"sort is one of {', '.join(SORTS)}")
+    deps = _deps(request)
+    finder = deps.cases.finder
+    if not finder.enabled:
+        raise _error(404, "search_disabled", "no source is configured ([search])")
+    search_id = await finder.start(words)
+    search = await finder.finished(search_id, deps.settings.search.timeout + SEARCH_GRACE)
+    held, downloading = await deps.store.searches.marks(search)
+    return _answer(search_answer(search, sort, held, downloading))
+
+
+def search_answer(
+    search: Search, sort: SortBy, held: set[tuple[str, str]], downloading: set[tuple[str, str]]
+) -> wire.SearchAnswer:
+    def title_of(title: Candidate | None) -> wire.SearchTitle | None:
+        if title is None:
+            return None
+        key = (title.kind, title.provider_id or "")
+        return wire.SearchTitle(
+            kind=title.kind,
+            tmdb_id=title.provider_id,
+            title=title.title,
+            year=title.year,
+            poster_path=title.poster_path,
+            in_library=key in held,
+            downloading=key in downloading,
+        )
+
+    def release_of(result_id: Id, row: Found) -> wire.SearchRelease:
+        traits = traits_of(row.name)
+        return wire.SearchRelease(
+            id=result_id,
+            name=row.name,
+            source=row.source,
+            indexer=row.indexer,
+            size=row.size,
+            seeders=row.seeders,
+            leechers=row.leechers,
+            published=clock.format_time(row.published) if row.published else None,
+            freeleech=row.freeleech,
+            infohash=row.infohash,
+            resolution=traits.resolution,
+            quality=traits.source,
+            season=traits.season,
+            episode=traits.episode,
+            pack=traits.pack,
+        )
+
+    return wire.SearchAnswer(
+        id=search.id,
+        query=search.words,
+        complete=not search.running,
+        titles_problem=search.problem.english() if search.problem else None,
+        sources=[
+            wire.SearchSourceState(
+                name=name,
+                answered=state.answered,
+                found=state.count,
+                problem=state.problem.english() if state.problem else None,
+            )
+            for name, state in search.sources.items()
+        ],
+        groups=[
+            wire.SearchGroup(
+                title=title_of(title),
+                releases=[release_of(result_id, row) for result_id, row in rows],
+            )
+            for title, rows in grouped(search, sort)
+        ],
+    )
+
+
 async def _get_title(request: web.Request) -> web.Response:
     """One title with what the library holds of it."""
     title_id = _path_id(request, "title")
@@ -587,6 +675,24 @@ class _Route:
         return operation
 
 
+_SEARCH_PARAMETERS: Final[tuple[Json, ...]] = (
+    {
+        "name": "q",
+        "in": "query",
+        "required": True,
+        "description": "what to look for: words (a year at the end narrows a film),"
+        " tmdb:ID or imdb:ttID",
+        "schema": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
+    },
+    {
+        "name": "sort",
+        "in": "query",
+        "schema": {"type": "string", "enum": list(SORTS), "default": "quality"},
+    },
+)
+_SEARCH_DISABLED = _refused(
+    "the API is disabled, or no search source is configured", ["api_disabled", "search_disabled"]
+)
 _AFTER = _Answer("the download after the action", wire.Download)
 _ACTION = {200: _AFTER, 404: _NOT_FOUND_OR_DISABLED, 409: _CONFLICT}
 
@@ -648,6 +754,13 @@ ROUTES: Final = (
             200: _Answer("the title and its inventory", wire.TitleWithInventory),
             404: _NOT_FOUND_OR_DISABLED,
         },
+    ),
+    _Route(
+        "GET",
+        "/search",
+        _search,
+        {200: _Answer("the releases found, by title", wire.SearchAnswer), 404: _SEARCH_DISABLED},
+        query=_SEARCH_PARAMETERS,
     ),
     _Route(
         "POST",

@@ -271,3 +271,57 @@ class TorrentUpload(_Body):
 
 class ReviewBody(_Body):
     candidate_id: ApiId
+
+
+class SearchTitle(_Body):
+    """A title TMDB found for the words."""
+
+    kind: Literal["movie", "series"]
+    tmdb_id: str | None
+    title: str
+    year: int | None
+    poster_path: str | None
+    in_library: bool
+    downloading: bool
+
+
+class SearchRelease(_Body):
+    """A release a source offers; its link stays with jellybit (it may carry a key):
+    add it with ``POST /search/{id}`` on the page, or find its magnet elsewhere."""
+
+    id: ApiId
+    name: str
+    source: str
+    indexer: str | None
+    size: Count | None
+    seeders: Count | None
+    leechers: Count | None
+    published: str | None = Field(description="RFC 3339, UTC")
+    freeleech: bool
+    infohash: str | None
+    resolution: int | None = Field(description="2160, 1080, 720… read from the name")
+    quality: str | None = Field(description="Remux, BluRay, WEB-DL, WEBRip, HDTV, DVD, CAM")
+    season: int | None
+    episode: int | None
+    pack: bool = Field(description="a whole season, or several")
+
+
+class SearchSourceState(_Body):
+    name: str
+    answered: bool
+    found: Count
+    problem: str | None = Field(description="why it has nothing, in English")
+
+
+class SearchGroup(_Body):
+    title: SearchTitle | None = Field(description="null: releases that name no title found")
+    releases: list[SearchRelease]
+
+
+class SearchAnswer(_Body):
+    id: ApiId
+    query: str
+    complete: bool = Field(description="every source answered (false: one timed out here)")
+    titles_problem: str | None = Field(description="why TMDB gave no titles, in English")
+    sources: list[SearchSourceState]
+    groups: list[SearchGroup]

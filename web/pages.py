@@ -34,7 +34,8 @@ from core.ids import Id, parse_id
 from core.models import Download
 from core.numbers import ascii_int
 from core.posters import poster_url
-from core.reasons import Reason
+from core.reasons import TEMPLATES, Reason
+from core.search import SORTS, Found, traits_of
 from core.states import ACTIVE, State
 from recognition.candidates import Candidate, MediaKind
 from recognition.overrides import OVERRIDE_FIELDS
@@ -44,6 +45,8 @@ from web import auth, rendering
 from web.app import DEPS, WebDeps
 from web.auth import LANGUAGES, USER, render_refusal
 from worker.actions import PICKABLE
+from worker.ingest import Rejected
+from worker.search import Group, grouped
 from worker.tmdb import parse_tmdb_id
 
 PAGE_SIZE = 25  # a phone screen or two; render time grows with it (bench/web_bench.py)
@@ -87,6 +90,8 @@ def setup(app: web.Application) -> None:
     )
     app.router.add_get("/live", live)
     app.router.add_get("/library", library_page)
+    app.router.add_get("/search", search_page)
+    app.router.add_post("/search/{id}/add/{result}", add_release)
     app.router.add_get("/title/{id}", title_page)
     app.router.add_post("/title/{id}/relink", title_action)
     app.router.add_post("/title/{id}/remove/{download}", title_action)
@@ -369,6 +374,8 @@ def _error_message(tx: Texts, code: str) -> str:
         "tmdb": tx.plain("TMDB is not answering; try again later."),
         "not_recognized": tx.plain("It is not recognized yet: wait until it is downloaded."),
     }
+    if code not in messages and "{" not in TEMPLATES.get(code, "{"):  # a reason without values
+        return reason_text(tx, Reason(code))
     return messages.get(code, tx.plain("That did not work; nothing changed."))
 
 
@@ -492,6 +499,71 @@ async def library_page(request: web.Request) -> web.StreamResponse:
         more=f"/library?{more}" if more else None,
         first=f"/library?{urlencode(params)}" if offset else None,
     )
+
+
+RESOLUTIONS = (2160, 1080, 720)
+
+
+async def search_page(request: web.Request) -> web.StreamResponse:
+    """``?q=`` starts a search and shows it at ``?id=`` (a reload does not search
+    again); the releases under the titles they name, sorted and filtered by the
+    query (``sort``, ``res``), each with Add. It reloads itself while sources answer."""
+    page = await Page.of(request)
+    finder = page.deps.cases.finder
+    words = " ".join(request.query.get("q", "").split())[:200]
+    search_id = parse_id(request.query.get("id", ""))
+    if search_id is None and words and finder.enabled:
+        raise _redirect("/search", id=await finder.start(words))
+    search = None if search_id is None else await page.deps.store.searches.find(search_id)
+    sort = request.query.get("sort", "quality")
+    sort = sort if sort in SORTS else "quality"
+    resolution = ascii_int(request.query.get("res", ""), 4)
+    groups: list[Group] = []
+    held: set[tuple[str, str]] = set()
+    downloading: set[tuple[str, str]] = set()
+    if search is not None:
+        groups = [
+            (title, [(rid, row) for rid, row in rows if _at(resolution, row)])
+            for title, rows in grouped(search, sort)
+        ]
+        held, downloading = await page.deps.store.searches.marks(search)
+    return page.render(
+        "search.html",
+        enabled=finder.enabled,
+        search=search,
+        query=search.words if search else words,
+        groups=groups,
+        sort=sort,
+        sorts=SORTS,
+        resolution=resolution,
+        resolutions=RESOLUTIONS,
+        held=held,
+        downloading=downloading,
+        traits=traits_of,
+        iso=clock.format_time,
+    )
+
+
+def _at(resolution: int | None, row: Found) -> bool:
+    return resolution is None or traits_of(row.name).resolution == resolution
+
+
+async def add_release(request: web.Request) -> web.StreamResponse:
+    """Add: the release downloaded as the title it is listed under; to its card."""
+    search_id = parse_id(request.match_info["id"])
+    result_id = parse_id(request.match_info["result"])
+    if search_id is None or result_id is None:
+        return await _not_an_id(request)
+    page = await Page.of(request)
+    back = f"/search?id={search_id}"
+    try:
+        result = await page.deps.cases.finder.take(result_id, None, origin="api")
+    except AppError as error:
+        code = error.reason.code if error.reason.code.startswith("search.") else _error_code(error)
+        raise web.HTTPSeeOther(f"{back}&{urlencode({'error': code})}") from None
+    if isinstance(result, Rejected):
+        raise web.HTTPSeeOther(f"{back}&{urlencode({'error': result.reason.code})}")
+    raise _card(result.download.id, done="added")
 
 
 async def title_page(request: web.Request) -> web.StreamResponse:

@@ -17,9 +17,11 @@ from common.logs import get_logger
 from core.config import SearchSettings
 from core.errors import AppError, InvalidInputError, NotFoundError, RejectedError, UnreachableError
 from core.ids import Id
+from core.models import Origin
 from core.reasons import Reason
-from core.search import Kind, SourceAnswer, Terms
+from core.search import Found, Kind, SortBy, SourceAnswer, Terms, arranged
 from recognition.candidates import Candidate
+from recognition.folding import title_key
 from store import Store
 from store.search import RELEASES, TITLES, Search
 from worker.ingest import Created, Duplicate, Ingest, IngestResult
@@ -34,6 +36,8 @@ _YEAR = re.compile(r"^(.*\S)\s+\(?((?:19|20)\d\d)\)?$")
 _TMDB_ID = re.compile(r"^tmdb:(movie|tv)?/?(\d{1,9})$", re.I)
 _IMDB_ID = re.compile(r"^imdb:(tt\d{7,10})$", re.I)
 TMDB_SITE = "https://www.themoviedb.org"
+_LEADING_TAGS = re.compile(r"^(?:\s*[\[(【][^\])】]*[\])】])+")
+_ANY_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 
 
 class SearchSource(Protocol):
@@ -116,11 +120,21 @@ class Finder:
             if running is task:
                 del self._working[search_id]
 
-    async def start(self, words: str, chat_id: int | None = None) -> Id:
-        """A search the page or the API starts (the chat's is stored with its reply)."""
-        search_id = await self._store.searches.start(words, chat_id)
+    async def start(self, words: str) -> Id:
+        """A search of the page or the API: the titles and the releases of the words
+        (the chat's is stored with its reply, and asks for a title first)."""
+        search_id = await self._store.searches.start_everything(words, self.source_names)
         self.wake.set()
         return search_id
+
+    async def finished(self, search_id: Id, within: float) -> Search:
+        """The search once every source answered, or as it stands after ``within`` s."""
+        deadline = asyncio.get_running_loop().time() + within
+        while True:
+            search = await self._found(search_id)
+            if not search.running or asyncio.get_running_loop().time() >= deadline:
+                return search
+            await asyncio.sleep(0.2)
 
     async def pick_title(self, result_id: Id) -> Search:
         """A title's button: its releases are asked for."""
@@ -142,7 +156,9 @@ class Finder:
         self.wake.set()
         return await self._found(search_id)
 
-    async def take(self, result_id: Id, chat_id: int | None) -> IngestResult:
+    async def take(
+        self, result_id: Id, chat_id: int | None, origin: Origin = "telegram"
+    ) -> IngestResult:
         """A release's button: fetched by jellybit (never handed to qBittorrent as a
         URL), ingested with its title's TMDB link as the hint, so it is recognized
         as that title unless its files say otherwise."""
@@ -155,9 +171,9 @@ class Finder:
             release.link if release.link.startswith("magnet:") else await self._fetch(release.link)
         )
         if isinstance(link, str):
-            result = await self._ingest.magnet(link, origin="telegram", chat_id=chat_id)
+            result = await self._ingest.magnet(link, origin=origin, chat_id=chat_id)
         else:
-            result = await self._ingest.torrent_file(link, origin="telegram", chat_id=chat_id)
+            result = await self._ingest.torrent_file(link, origin=origin, chat_id=chat_id)
         if isinstance(result, Created | Duplicate):
             if search.title is not None and search.title.provider_id:
                 hint = f"{TMDB_SITE}/{search.title.ref}"
@@ -176,6 +192,8 @@ class Finder:
         try:
             if search.phase == TITLES:
                 await self._titles(search)
+            elif search.phase == RELEASES and search.chat_id is None and not search.titles:
+                await asyncio.gather(self._titles(search), self._releases(search))
             elif search.phase == RELEASES:
                 await self._releases(search)
         except Exception:  # one search's bug is logged; the loop and the others go on
@@ -292,3 +310,39 @@ def _latin(text: str | None) -> bool:
     """Indexers are searched by a Latin name (the original, else an English one):
     most trackers name releases so, Russian ones beside their Cyrillic name."""
     return bool(text) and all(ord(ch) < 0x250 for ch in text or "")
+
+
+Group = tuple[Candidate | None, list[tuple[Id, Found]]]
+
+
+def grouped(search: Search, sort: SortBy) -> list[Group]:
+    """The releases under the title each one names (its name starts with one of the
+    title's names, and a film's year, when the name has one, is the title's), in the
+    order of the titles; the rest under None, last. Each group in ``sort``'s order."""
+    named = [
+        (title, [key for key in {title_key(name) for name in title.all_names()} if key])
+        for _, title in search.titles
+    ]
+    groups: dict[int, list[tuple[Id, Found]]] = {}
+    for result_id, row in search.releases:
+        name = title_key(_LEADING_TAGS.sub("", row.name))
+        years = {int(year) for year in _ANY_YEAR.findall(row.name)}
+        index = next(
+            (
+                number
+                for number, (title, keys) in enumerate(named)
+                if any(name == key or name.startswith(key + " ") for key in keys)
+                and (title.kind == "series" or not years or title.year in years)
+            ),
+            len(named),
+        )
+        groups.setdefault(index, []).append((result_id, row))
+    result: list[Group] = []
+    for index in sorted(groups):
+        title = named[index][0] if index < len(named) else None
+        by_row = {id(row): (result_id, row) for result_id, row in groups[index]}
+        order = arranged(
+            [row for _, row in groups[index]], sort, show=bool(title and title.kind == "series")
+        )
+        result.append((title, [by_row[id(row)] for row in order]))
+    return result
