@@ -58,7 +58,7 @@ async def test_an_offered_search_waits_for_its_tap(store: Store) -> None:
 
 
 async def test_answers_arrive_one_source_at_a_time(store: Store) -> None:
-    search_id = await store.searches.start("dune", ALICE)
+    search_id = await reply_with_search(store, "dune")
     await store.searches.set_titles(search_id, [DUNE])
     search = await store.searches.find(search_id)
     assert search is not None
@@ -95,7 +95,7 @@ async def test_answers_arrive_one_source_at_a_time(store: Store) -> None:
 
 
 async def test_a_title_is_marked_while_its_download_runs(store: Store) -> None:
-    search_id = await store.searches.start("dune", ALICE)
+    search_id = await reply_with_search(store, "dune")
     await store.searches.set_titles(search_id, [DUNE])
     await store.searches.pick_title(search_id, DUNE, [])
     made = await store.downloads.create_download_if_no_active(
@@ -109,7 +109,7 @@ async def test_a_title_is_marked_while_its_download_runs(store: Store) -> None:
 
 
 async def test_old_searches_and_their_results_are_purged(store: Store) -> None:
-    search_id = await store.searches.start("dune", ALICE)
+    search_id = await reply_with_search(store, "dune")
     await store.searches.set_titles(search_id, [DUNE])
     assert await store.searches.purge() == 0
     async with store.db.write() as conn:
