@@ -700,7 +700,7 @@ def _torznab_endpoints(value: object) -> tuple[TorznabEndpoint, ...]:
             raise _Invalid(rule)
         if not _is_http_url(url) or urlsplit(url).query:
             raise _Invalid(rule + " (a url without ?…: jellybit adds the query)")
-        endpoints.append(TorznabEndpoint(name=name.strip(), url=url, api_key=key))
+        endpoints.append(TorznabEndpoint(name=name.strip(), url=url.rstrip("/"), api_key=key))
     if len({e.name.casefold() for e in endpoints}) != len(endpoints):
         raise _Invalid(rule)
     return tuple(endpoints)

@@ -515,3 +515,41 @@ def test_a_problem_line_never_prints_a_urls_password(tmp_path: Path, text: str, 
     line = next(p for p in problems if p.startswith(f"{key}:"))
     assert "hunter2" not in "\n".join(problems)
     assert "got" in line  # the value is still shown, without its credentials
+
+
+def test_search_sources_are_read_from_the_file_and_the_environment(tmp_path: Path) -> None:
+    toml = (
+        "[search]\nqbittorrent = true\ntimeout = 8\ntorznab = [\n"
+        '  { name = "prowlarr", url = "http://127.0.0.1:9696/1/api", api_key = "k1" },\n'
+        '  { name = "jackett", url = "http://nas:9117/api/v2.0/indexers/all/results/torznab/api/" },\n'
+        "]"
+    )
+    search = load(tmp_path, toml).search
+    assert search.enabled
+    assert (search.qbittorrent, search.timeout) == (True, 8.0)
+    assert [(e.name, e.url, e.api_key) for e in search.torznab] == [
+        ("prowlarr", "http://127.0.0.1:9696/1/api", "k1"),
+        ("jackett", "http://nas:9117/api/v2.0/indexers/all/results/torznab/api", ""),
+    ]
+    assert "k1" not in repr(search)
+    variable = '[{name = "p", url = "http://127.0.0.1:9696/2/api", api_key = "k2"}]'
+    from_env = load(tmp_path, "", {"JELLYBIT_SEARCH_TORZNAB": variable}).search
+    assert [(e.name, e.api_key) for e in from_env.torznab] == [("p", "k2")]
+    assert not load(tmp_path, "").search.enabled
+
+
+@pytest.mark.parametrize(
+    "endpoints",
+    [
+        '"http://127.0.0.1:9696/1/api"',
+        '[{ name = "p", url = "http://127.0.0.1:9696/1/api?t=search", api_key = "secret1" }]',
+        '[{ name = "p", url = "ftp://127.0.0.1/api", api_key = "secret1" }]',
+        '[{ url = "http://127.0.0.1:9696/1/api", api_key = "secret1" }]',
+        '[{ name = "p", url = "http://a/api", api_key = "secret1", apikey = "x" }]',
+        '[{ name = "p", url = "http://a/api" }, { name = "P", url = "http://b/api" }]',
+    ],
+)
+def test_a_bad_torznab_list_is_one_line_without_its_keys(tmp_path: Path, endpoints: str) -> None:
+    [line] = problems_of(tmp_path, f"[search]\ntorznab = {endpoints}")
+    assert line.startswith("search.torznab: must be a list of { name = ")
+    assert "secret1" not in line
