@@ -521,7 +521,8 @@ def test_search_sources_are_read_from_the_file_and_the_environment(tmp_path: Pat
     toml = (
         "[search]\nqbittorrent = true\ntimeout = 8\ntorznab = [\n"
         '  { name = "prowlarr", url = "http://127.0.0.1:9696/1/api", api_key = "k1" },\n'
-        '  { name = "jackett", url = "http://nas:9117/api/v2.0/indexers/all/results/torznab/api/" },\n'
+        '  { name = "jackett", '
+        'url = "http://nas:9117/api/v2.0/indexers/all/results/torznab/api/" },\n'
         "]"
     )
     search = load(tmp_path, toml).search
