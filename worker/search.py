@@ -203,8 +203,10 @@ class Finder:
                 await self._store.searches.set_titles(search.id, [], reason)
 
     async def _titles(self, search: Search) -> None:
-        if self._tmdb is None or not self._tmdb.enabled:
-            await self._store.searches.set_titles(search.id, [])
+        if self._tmdb is None or not self._tmdb.enabled:  # no titles: the words' releases
+            if search.phase == TITLES:
+                await self._store.searches.pick_title(search.id, None, self.source_names)
+                await self._releases(await self._found(search.id))
             return
         try:
             titles = await self._title_search(search.words)
