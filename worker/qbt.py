@@ -10,6 +10,8 @@ The answers of 4.x and 5.x differ and are told apart here only: an add is
 (``{"success_count": 1, "failure_count": 0, …}``) or HTTP 409 in 5.x; a good
 login is ``Ok.`` in 4.x and an empty 204 in 5.x (qbittorrent-api takes both);
 ``pausedUP``/``pausedDL`` became ``stoppedUP``/``stoppedDL`` (``core.live``).
+Search jobs (``search_*``, used by ``worker/qbt_search.py``) belong to the WebUI
+session in 4.x and are shared in 5.x; 5.x's rows add ``engineName`` and ``pubDate``.
 """
 
 import asyncio
@@ -213,6 +215,57 @@ class QbtClient:
             "torrents_recheck", self._client.torrents_recheck, torrent_hashes=torrent_id, log=log
         )
 
+    # ---- search: qBittorrent's own search plugins (worker/qbt_search.py) -------------------
+    async def search_plugins(self) -> list[dict[str, Any]]:
+        """Every installed search plugin: ``name``, ``fullName``, ``enabled``,
+        ``supportedCategories`` (``[{"id": "all", "name": …}, …]``), ``url``, ``version``."""
+        return list(await self._call("search_plugins", self._client.search_plugins))
+
+    async def search_start(self, pattern: str, plugins: list[str], category: str) -> int:
+        """Start a search job; its id. qBittorrent's 409 (no Python for the plugins, or
+        five searches running already) raises ``SearchBusyError``."""
+        try:
+            answer = await self._call(
+                "search_start",
+                self._client.search_start,
+                pattern=pattern,
+                plugins=plugins,
+                category=category,
+            )
+        except RejectedError as error:
+            if isinstance(error.__cause__, qbittorrentapi.Conflict409Error):
+                raise SearchBusyError(SYSTEM, error.detail) from error
+            raise
+        started: dict[str, Any] = dict(answer)
+        return int(started["id"])
+
+    async def search_status(self, search_id: int) -> dict[str, Any]:
+        """The job's ``status`` (``Running``/``Stopped``) and ``total``; a job qBittorrent
+        does not know (deleted; 4.x keeps jobs per WebUI session) is a ``RejectedError``."""
+        listed = list(
+            await self._call("search_status", self._client.search_status, search_id=search_id)
+        )
+        if not listed:
+            raise RejectedError(SYSTEM, f"no status for search {search_id}")
+        return dict(listed[0])
+
+    async def search_results(self, search_id: int, *, offset: int, limit: int) -> dict[str, Any]:
+        """Up to ``limit`` rows from ``offset``: ``{"results": […], "status": …, "total": n}``."""
+        answer = await self._call(
+            "search_results",
+            self._client.search_results,
+            search_id=search_id,
+            offset=offset,
+            limit=limit,
+        )
+        return dict(answer)
+
+    async def search_stop(self, search_id: int) -> None:
+        await self._call("search_stop", self._client.search_stop, search_id=search_id)
+
+    async def search_delete(self, search_id: int) -> None:
+        await self._call("search_delete", self._client.search_delete, search_id=search_id)
+
     async def _call(
         self,
         operation: str,
@@ -233,6 +286,11 @@ class QbtClient:
                 raise UnreachableError(SYSTEM, f"no answer in {self._timeout:.0f} s") from None
             except qbittorrentapi.APIError as error:
                 raise _mapped(error) from error
+
+
+class SearchBusyError(RejectedError):
+    """``search/start`` refused with 409: qBittorrent finds no Python for its search
+    plugins, or five of its searches already run (its ``MAX_CONCURRENT_SEARCHES``)."""
 
 
 def add_accepted(answer: object) -> bool:

@@ -14,7 +14,16 @@ collections), ``torrents/info`` (``category``, ``hashes``), ``torrents/count`` (
 ``torrents/properties`` and ``files`` (404 for an unknown hash), ``torrents/add`` (magnets
 in ``urls``, files in ``torrents``; 4.5 ``Ok.``/``Fails.``, 5.x JSON counts/409; a bad
 file 415), ``delete``, ``pause``/``resume`` (4.5) or ``stop``/``start`` (5.x; the other
-pair is a 404), ``recheck``, ``reannounce``.
+pair is a 404), ``recheck``, ``reannounce``; and the search: ``search/plugins``,
+``enablePlugin``, ``start`` (409 past five running jobs or without Python), ``status``,
+``results`` (``offset``/``limit``), ``stop``, ``delete`` (404 for an unknown id). 4.5 keeps
+search jobs per WebUI session, 5.x one table for all.
+
+The search plugin is the tests' own (``install_search_plugin(site)``): a job asks the
+``SearchSite`` (``tests/support/search_site.py``) as ``search_plugin.py`` does, and its
+rows go through what the version's novaprinter prints and its SearchHandler reads back
+(4.5: no ``engineName``/``pubDate``, a ``|`` in a name becomes a space; 5.x: an empty
+``desc_link`` reads as ``descrLink`` "-1").
 
 The swarm: ``offer(made)`` makes a torrent downloadable. Added, it fetches its metadata
 (``metaDL``) for ``metadata_s``, downloads for ``download_s`` and then seeds, with its
@@ -45,13 +54,14 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Self, TypeVar
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 import libtorrent as lt
 import qbittorrentapi
 from aiohttp import web
 
 from tests.support.http_fake import Call, HttpFake
+from tests.support.search_site import PLUGIN_NAME, SearchSite, plugin_error_row
 from tests.support.torrents import MadeTorrent
 
 Version = Literal["4.5", "5"]
@@ -59,6 +69,18 @@ RECORDS = Path(__file__).parent.parent / "data" / "qbittorrent"
 _KEPT_ANSWERS = 64  # maindata answers a later rid may refer to
 _CALL_TIMEOUT = 10.0
 RECHECK_S = 0.3
+MAX_SEARCHES = 5  # running search jobs at once (SearchController's MAX_CONCURRENT_SEARCHES)
+NOVA_CATEGORIES = {
+    "all",
+    "anime",
+    "books",
+    "games",
+    "movies",
+    "music",
+    "pictures",
+    "software",
+    "tv",
+}
 T = TypeVar("T")
 
 
@@ -99,6 +121,26 @@ class _Torrent:
 
 
 @dataclass
+class _Search:
+    """One search job: its plugins' rows as ``search/results`` lists them."""
+
+    id: int
+    pattern: str
+    category: str
+    plugins: list[str]
+    results: list[dict[str, Any]] = field(default_factory=list)
+    task: asyncio.Future[None] | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+
+@dataclass
 class FakeQbittorrent(HttpFake):
     version: Version = "5"
     root: Path = field(default_factory=lambda: Path("/tmp"))
@@ -119,6 +161,13 @@ class FakeQbittorrent(HttpFake):
     _rid: int = 0
     _category_names: set[str] = field(default_factory=set, repr=False)  # kept, as qBittorrent does
     _tag_names: set[str] = field(default_factory=set, repr=False)
+    # Search: the tests' plugin asks this site (``install_search_plugin``); without
+    # ``python`` qBittorrent cannot run plugins (its 409 on a start).
+    search_site: SearchSite | None = None
+    python: bool = True
+    _plugin_enabled: bool = True
+    # The search jobs by session (4.5 keeps them per WebUI session; 5.x: one table, "").
+    _searches: dict[str, dict[int, _Search]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._record = record(self.version)
@@ -175,9 +224,23 @@ class FakeQbittorrent(HttpFake):
         return await super()._begin(request, auth=auth)
 
     def restart(self) -> None:
-        """As a qbittorrent-nox restart: torrents kept, every session gone."""
+        """As a qbittorrent-nox restart: torrents kept, every session and search job gone."""
         self._sessions.clear()
         self._answers.clear()
+        for jobs in self._searches.values():
+            for job in jobs.values():
+                job.cancel()
+        self._searches.clear()
+
+    def install_search_plugin(self, site: SearchSite) -> None:
+        """The tests' search plugin (``tests/support/search_plugin.py``), asking ``site``:
+        as ``search_site.install_plugin`` puts it into a real profile."""
+        self.search_site = site
+        self._plugin_enabled = True
+
+    def search_jobs(self) -> list[dict[str, Any]]:
+        """Every search job qBittorrent still has, of every session, as its status lists it."""
+        return [self._job_status(job) for jobs in self._searches.values() for job in jobs.values()]
 
     # ---- the server ---------------------------------------------------------------------
     def _routes(self, app: web.Application) -> None:
@@ -198,6 +261,13 @@ class FakeQbittorrent(HttpFake):
             "torrents/recheck": self._recheck,
             "torrents/reannounce": self._reannounce,
             "torrents/addPeers": self._reannounce,  # the tests' swarm needs no hint
+            "search/plugins": self._search_plugins,
+            "search/enablePlugin": self._search_enable_plugin,
+            "search/start": self._search_start,
+            "search/status": self._search_status,
+            "search/results": self._search_results,
+            "search/stop": self._search_stop,
+            "search/delete": self._search_delete,
             **(
                 {"torrents/stop": self._stop, "torrents/start": self._start,
                  "torrents/count": self._count}
@@ -491,6 +561,203 @@ class FakeQbittorrent(HttpFake):
             act(torrent)
         return _text(call, "")
 
+    # ---- search: qBittorrent's search plugins (SearchController 4.5.2 / 5.3.0) ----------
+    def _plugin(self) -> dict[str, Any] | None:
+        if self.search_site is None:
+            return None
+        recorded: dict[str, Any] = self._record["search_plugin"]
+        return {**recorded, "url": self.search_site.url, "enabled": self._plugin_enabled}
+
+    def _jobs(self, request: web.Request) -> dict[int, _Search]:
+        session = request.cookies.get(self._cookie, "") if self._per_session else ""
+        return self._searches.setdefault(session, {})
+
+    @property
+    def _per_session(self) -> bool:
+        return bool(self._record["search_jobs_per_session"])
+
+    def _job(self, request: web.Request, form: dict[str, list[Any]]) -> _Search | None:
+        try:
+            search_id = int(form.get("id", ["0"])[0] or 0)
+        except ValueError:
+            search_id = 0
+        return self._jobs(request).get(search_id)
+
+    async def _search_plugins(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        plugin = self._plugin()
+        return self._answer(call, [] if plugin is None else [plugin])
+
+    async def _search_enable_plugin(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        form = await self._form(request)
+        if "names" not in form or "enable" not in form:
+            return self._missing(call, form, ("names", "enable"))
+        if PLUGIN_NAME in form["names"][0].split("|"):
+            self._plugin_enabled = form["enable"][0].strip().lower() in ("true", "1")
+        return _text(call, "")
+
+    async def _search_start(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        form = await self._form(request)
+        if not all(key in form for key in ("pattern", "category", "plugins")):
+            return self._missing(call, form, ("pattern", "category", "plugins"))
+        if not self.python:
+            return _text(call, "Python must be installed to use the Search Engine.", 409)
+        jobs = self._jobs(request)
+        if sum(1 for job in self._all_jobs(jobs) if job.active) >= MAX_SEARCHES:
+            return _text(call, self._record["search_refusals"]["too_many"], 409)
+        asked = form["plugins"][0].split("|")
+        plugin = self._plugin()
+        if len(asked) == 1 and asked[0].lower() == "all":
+            names = [] if plugin is None else [PLUGIN_NAME]
+        elif len(asked) == 1 and asked[0].lower() in ("enabled", "multi"):
+            names = [PLUGIN_NAME] if plugin is not None and plugin["enabled"] else []
+        else:
+            names = asked
+        search_id = secrets.randbelow(2**31 - 2) + 1
+        job = _Search(search_id, form["pattern"][0].strip(), form["category"][0].strip(), names)
+        job.task = asyncio.ensure_future(self._run_search(job))
+        jobs[search_id] = job
+        return self._answer(call, {"id": search_id})
+
+    def _all_jobs(self, jobs: dict[int, _Search]) -> list[_Search]:
+        """The jobs that count against the limit: 4.5 counts per session."""
+        if self._per_session:
+            return list(jobs.values())
+        return [job for table in self._searches.values() for job in table.values()]
+
+    async def _run_search(self, job: _Search) -> None:
+        """nova2.py: each plugin asked that has the category, its printed rows read back."""
+        site, plugin = self.search_site, self._plugin()
+        if site is None or plugin is None or job.category not in NOVA_CATEGORIES:
+            return  # an unknown category ends nova2.py at once, with no rows
+        asked = PLUGIN_NAME in {name.strip().lower() for name in job.plugins}
+        if not asked or job.category not in {c["id"] for c in plugin["supportedCategories"]}:
+            return  # nova2.py skips a plugin without the category
+        status, rows = await asyncio.to_thread(site.ask, job.pattern, job.category)
+        if status != 200:
+            rows = [plugin_error_row(site.url, status)]
+        for row in rows:
+            if (result := self._search_row(row, site.url)) is not None:
+                job.results.append(result)
+
+    def _search_row(self, row: dict[str, Any], engine_url: str) -> dict[str, Any] | None:
+        """A plugin's row as the version's novaprinter prints it and its SearchHandler
+        reads the line back (``parseSearchResult``)."""
+        size = _size_bytes(row["size"], self.version)
+        if self.version == "4.5":
+            printed = [row["link"], row["name"].replace("|", " "), str(size), str(row["seeds"]),
+                       str(row["leech"]), engine_url]  # fmt: skip
+            if "desc_link" in row:
+                printed.append(row["desc_link"])
+            parts = [part.strip() for part in printed]
+            if len(parts) < 6:
+                return None
+            return {
+                "fileUrl": parts[0], "fileName": parts[1], "fileSize": _long(parts[2]) or 0,
+                "nbSeeders": _seeds(parts[3]), "nbLeechers": _seeds(parts[4]),
+                "siteUrl": parts[5], "descrLink": parts[6] if len(parts) == 7 else "",
+            }  # fmt: skip
+        printed = [row["link"], quote(row["name"]), str(size), str(row["seeds"]),
+                   str(row["leech"]), engine_url, row.get("desc_link", ""),
+                   str(row.get("pub_date", -1))]  # fmt: skip
+        # 5.x splits the line skipping empty parts: an empty desc_link shifts the date in.
+        parts = [part.strip() for part in "|".join(printed).split("|") if part]
+        if len(parts) <= 5:
+            return None
+        plugin = self._plugin()
+        published = _long(parts[7]) if len(parts) > 7 else None
+        return {
+            "fileUrl": parts[0], "fileName": unquote(parts[1]), "fileSize": _long(parts[2]) or 0,
+            "nbSeeders": _seeds(parts[3]), "nbLeechers": _seeds(parts[4]), "siteUrl": parts[5],
+            "engineName": PLUGIN_NAME if plugin is not None and plugin["url"] == parts[5] else "",
+            "descrLink": parts[6] if len(parts) > 6 else "",
+            "pubDate": published if published is not None and published > 0 else -1,
+        }  # fmt: skip
+
+    def _job_status(self, job: _Search) -> dict[str, Any]:
+        status: dict[str, Any] = {"id": job.id, "status": "Running" if job.active else "Stopped",
+                  "total": len(job.results)}  # fmt: skip
+        if "pattern" in self._record["search_status"]:  # 5.x tells what the job is
+            status |= {"pattern": job.pattern, "category": job.category, "plugins": job.plugins}
+        return status
+
+    async def _search_status(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        form = await self._form(request)
+        if int(form.get("id", ["0"])[0] or 0) == 0:
+            return self._answer(call, [self._job_status(j) for j in self._jobs(request).values()])
+        job = self._job(request, form)
+        if job is None:
+            return _text(call, "Not Found", 404)
+        return self._answer(call, [self._job_status(job)])
+
+    async def _search_results(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        form = await self._form(request)
+        if "id" not in form:
+            return self._missing(call, form, ("id",))
+        job = self._job(request, form)
+        if job is None:
+            return _text(call, "Not Found", 404)
+        offset = int(form.get("offset", ["0"])[0] or 0)
+        limit = int(form.get("limit", ["0"])[0] or 0)
+        size = len(job.results)
+        if offset < 0:
+            offset += size
+        if offset > size or offset < 0:
+            return _text(call, "Offset is out of range", 409)
+        rows = job.results[offset : offset + limit] if limit > 0 else job.results[offset:]
+        status = "Running" if job.active else "Stopped"
+        return self._answer(call, {"results": rows, "status": status, "total": size})
+
+    async def _search_stop(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        form = await self._form(request)
+        if "id" not in form:
+            return self._missing(call, form, ("id",))
+        job = self._job(request, form)
+        if job is None:
+            return _text(call, "Not Found", 404)
+        job.cancel()
+        return _text(call, "")
+
+    async def _search_delete(self, request: web.Request) -> web.StreamResponse:
+        call, early = await self._begin(request)
+        if early is not None:
+            return early
+        form = await self._form(request)
+        if "id" not in form:
+            return self._missing(call, form, ("id",))
+        job = self._job(request, form)
+        if job is None:
+            return _text(call, "Not Found", 404)
+        job.cancel()
+        del self._jobs(request)[job.id]
+        return _text(call, "")
+
+    def _missing(
+        self, call: Call, form: dict[str, list[Any]], required: tuple[str, ...]
+    ) -> web.Response:
+        """A required parameter missing: 4.5 says "Bad Request", 5.x names them."""
+        if self.version == "4.5":
+            return _text(call, "Bad Request", 400)
+        missing = ", ".join(key for key in required if key not in form)
+        return _text(call, f"Missing required parameters: {missing}", 400)
+
     async def _unknown(self, request: web.Request) -> web.StreamResponse:
         call, early = await self._begin(request, auth=False)
         if early is not None:
@@ -623,6 +890,31 @@ class FakeQbittorrent(HttpFake):
         return state
 
 
+def _size_bytes(size: object, version: Version) -> int:
+    """novaprinter's ``anySizeToBytes`` for sizes in bytes: 4.5's reads text only (a
+    number is -1 there), 5.x's also numbers; what it cannot read is -1."""
+    if isinstance(size, int) and not isinstance(size, bool):
+        return size if version == "5" else -1
+    try:
+        return round(float(str(size).strip()))
+    except ValueError:
+        return -1
+
+
+def _long(text: str) -> int | None:
+    """Qt's ``toLongLong``: the whole text as an integer, else None."""
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def _seeds(text: str) -> int:
+    """Seeders and leechers: what is not a count of zero or more reads as -1."""
+    count = _long(text)
+    return count if count is not None and count >= 0 else -1
+
+
 def _same(torrent: _Torrent, made: MadeTorrent) -> bool:
     return bool({torrent.v1, torrent.v2, torrent.id} & ({made.v1, made.v2} - {None}))
 
@@ -750,3 +1042,9 @@ class FakeQbittorrentServer:
 
     def restart(self) -> None:
         self._do(self.fake.restart)
+
+    def install_search_plugin(self, site: SearchSite) -> None:
+        self._do(lambda: self.fake.install_search_plugin(site))
+
+    def search_jobs(self) -> list[dict[str, Any]]:
+        return self._do(self.fake.search_jobs)
