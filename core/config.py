@@ -687,8 +687,7 @@ _ENDPOINT_KEYS = frozenset({"name", "url", "api_key"})
 
 def _torznab_endpoints(value: object) -> tuple[TorznabEndpoint, ...]:
     rule = (
-        'must be a list of { name = "…", url = "http://…", api_key = "…" }, '
-        "each with its own name"
+        'must be a list of { name = "…", url = "http://…", api_key = "…" }, each with its own name'
     )
     if not isinstance(value, list):
         raise _Invalid(rule)

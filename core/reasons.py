@@ -232,7 +232,9 @@ TEMPLATES: Mapping[str, str] = {
     ),
     "search.qbt_no_plugins": N_("qBittorrent has no search plugin enabled."),
     "search.gone": N_("This release is gone: pick another."),
-    "search.not_a_torrent": N_("The release's link gave neither a magnet link nor a .torrent file."),
+    "search.not_a_torrent": N_(
+        "The release's link gave neither a magnet link nor a .torrent file."
+    ),
 }
 
 
