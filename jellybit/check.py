@@ -19,6 +19,7 @@ from typing import Literal
 
 import aiohttp
 
+from common.explain import reason_text
 from common.i18n import I18n, Texts
 from core.config import FILE, Settings, set_values
 from core.errors import AuthFailedError, ExternalError, RejectedError, UnreachableError
@@ -28,6 +29,7 @@ from worker.jellyfin import JellyfinClient
 from worker.layout import CrossDeviceError, filesystem_of
 from worker.qbt import QbtClient
 from worker.tmdb import TmdbClient
+from worker.torznab import SourceProblem, TorznabSource
 
 Status = Literal["ok", "warning", "failed", "skipped", "info"]
 TIMEOUT = 10.0  # seconds, per external call
@@ -63,6 +65,7 @@ async def run_checks(settings: Settings) -> list[Line]:
         _guarded(tx.plain("Telegram"), checks.telegram()),
         _guarded(tx.plain("TMDB"), checks.tmdb()),
         _guarded(tx.plain("Jellyfin"), checks.jellyfin()),
+        _guarded(tx.plain("search"), checks.search()),
     )
     config = Line("ok", tx.plain("the configuration is valid"))
     return [config, *_sources(tx, settings), *(line for group in groups for line in group)]
@@ -464,6 +467,54 @@ class _Checks:
             await client.close()
         what = tx.plain("Jellyfin {version} at {url}: API key accepted")
         return [Line("ok", what.format(version=version, url=settings.url))]
+
+    # --- search -------------------------------------------------------------------------
+
+    async def search(self) -> list[Line]:
+        """Each source: a Torznab endpoint's caps, qBittorrent's enabled plugins."""
+        tx, settings = self.tx, self.settings.search
+        if not settings.enabled:
+            return [Line("skipped", tx.plain("search: no source is set ([search]): /find is off"))]
+        async with aiohttp.ClientSession() as session:
+            sources = [TorznabSource(e, session, timeout=TIMEOUT) for e in settings.torznab]
+            lines = list(await asyncio.gather(*(self._torznab(source) for source in sources)))
+        if settings.qbittorrent:
+            lines.append(await self._search_plugins())
+        return lines
+
+    async def _torznab(self, source: TorznabSource) -> Line:
+        tx = self.tx
+        try:
+            caps = await source.caps()
+        except SourceProblem as problem:
+            fix = tx.plain("check its url and api_key in [search] torznab")
+            return Line("failed", reason_text(tx, problem.problem), fix)
+        modes = [name for name, mode in caps.modes.items() if mode.available]
+        ids = sorted({param for name in modes for param in caps.mode(name).params} - {"q"})
+        what = tx.plain("{source}: answers ({modes}; by {ids})").format(
+            source=source.name, modes=", ".join(modes), ids=", ".join(ids) or "q"
+        )
+        return Line("ok", what)
+
+    async def _search_plugins(self) -> Line:
+        tx = self.tx
+        client = QbtClient(self.settings.qbittorrent, timeout=TIMEOUT)
+        try:
+            plugins = await client.search_plugins()
+        except (UnreachableError, AuthFailedError, RejectedError) as error:
+            what = tx.plain("qBittorrent's search plugins could not be listed: {detail}")
+            return Line("failed", what.format(detail=_short(error.detail)))
+        finally:
+            await client.close()
+        enabled = [str(plugin.get("name")) for plugin in plugins if plugin.get("enabled")]
+        if not enabled:
+            fix = tx.plain(
+                "install or enable one in qBittorrent (Search tab → Search plugins…), "
+                "with Python installed"
+            )
+            return Line("failed", tx.plain("qBittorrent has no search plugin enabled"), fix)
+        what = tx.plain("qBittorrent's search plugins: {names}").format(names=", ".join(enabled))
+        return Line("ok", what)
 
 
 def _short(detail: str) -> str:

@@ -17,7 +17,7 @@ from worker.pacing import Loop
 from worker.poller import Poller
 from worker.qbt import QbtClient
 from worker.recognizer import Recognizer
-from worker.search import Finder, sources_of
+from worker.search import Finder
 from worker.supervisor import Part
 from worker.tmdb import TmdbClient
 
@@ -82,8 +82,7 @@ class Engine:
             remove_links=importer.remove_links,
         )
         ingest = Ingest(store, add_due.due, cpu)
-        sources, fetch = sources_of(settings.search, qbt)
-        finder = Finder(store, sources, tmdb, ingest, fetch, timeout=settings.search.timeout)
+        finder = Finder(store, settings.search, qbt, tmdb, ingest)
         return cls(
             qbt=qbt,
             adder=adder,
@@ -121,3 +120,4 @@ class Engine:
             await self.tmdb.close()
         await self.jellyfin.close()
         await self.cpu.close()
+        await self.finder.close()

@@ -10,8 +10,9 @@ arrives: the chat's message and the page show it then.
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
+
+import aiohttp
 
 from common.logs import get_logger
 from core.config import SearchSettings
@@ -27,10 +28,13 @@ from store.search import RELEASES, TITLES, Search
 from worker.ingest import Created, Duplicate, Ingest, IngestResult
 from worker.pacing import Loop
 from worker.qbt import QbtClient
+from worker.qbt_search import QbtSearchSource
 from worker.tmdb import TmdbClient
+from worker.torznab import TorznabSource, fetch_release
 
 TITLES_SHOWN = 8  # titles offered for the words
 TICK = 1.0
+PATIENCE_MARGIN = 2.0  # seconds: qBittorrent's job ends this long before its timeout
 PURGE_EVERY = 3600.0
 _YEAR = re.compile(r"^(.*\S)\s+\(?((?:19|20)\d\d)\)?$")
 _TMDB_ID = re.compile(r"^tmdb:(movie|tv)?/?(\d{1,9})$", re.I)
@@ -46,37 +50,33 @@ class SearchSource(Protocol):
     async def search(self, terms: Terms) -> SourceAnswer: ...
 
 
-# A release's link, fetched by jellybit itself: a magnet, or a .torrent's bytes.
-FetchRelease = Callable[[str], Awaitable[str | bytes]]
-
-
-def sources_of(settings: SearchSettings, qbt: QbtClient) -> tuple[list[SearchSource], FetchRelease]:
-    """The sources ``[search]`` names, and how a release's link is fetched."""
-    del settings, qbt  # the sources are wired as they land (docs/search.md)
-
-    async def fetch(link: str) -> str | bytes:
-        raise InvalidInputError(Reason("search.not_a_torrent", {}))
-
-    return [], fetch
-
-
 class Finder:
     def __init__(
         self,
         store: Store,
-        sources: Sequence[SearchSource],
+        settings: SearchSettings,
+        qbt: QbtClient,
         tmdb: TmdbClient | None,
         ingest: Ingest,
-        fetch: FetchRelease,
-        *,
-        timeout: float,
     ) -> None:
+        """The sources ``[search]`` names, in its order: each Torznab endpoint, then
+        qBittorrent's plugins."""
         self._store = store
-        self._sources = list(sources)
         self._tmdb = tmdb
         self._ingest = ingest
-        self._fetch = fetch
-        self._timeout = timeout
+        self._timeout = settings.timeout
+        # One HTTP session for the indexers and the releases' links (None: no source).
+        self._session = aiohttp.ClientSession() if settings.enabled else None
+        self._sources: list[SearchSource] = [
+            TorznabSource(endpoint, self._session, timeout=settings.timeout)
+            for endpoint in settings.torznab
+            if self._session is not None
+        ]
+        if settings.qbittorrent:
+            # It ends its job a little before this timeout would cancel it, and
+            # answers with the rows the plugins found by then.
+            patience = max(1.0, settings.timeout - PATIENCE_MARGIN)
+            self._sources.append(QbtSearchSource(qbt, patience=patience))
         self._working: dict[Id, asyncio.Task[None]] = {}
         self._purged_at = 0.0
         self.wake = asyncio.Event()
@@ -89,6 +89,10 @@ class Finder:
     @property
     def source_names(self) -> list[str]:
         return [source.name for source in self._sources]
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
 
     async def run(self, stop: asyncio.Event) -> None:
         try:
@@ -167,9 +171,14 @@ class Finder:
             raise NotFoundError("search result", result_id)
         search = found[0]
         release = next(row for rid, row in search.releases if rid == result_id)
-        link = (
-            release.link if release.link.startswith("magnet:") else await self._fetch(release.link)
-        )
+        link: str | bytes = release.link
+        if not release.link.startswith("magnet:"):  # the source's URL: fetched here, never shown
+            if self._session is None:
+                raise InvalidInputError(Reason("search.not_a_torrent", {}))
+            fetched = await fetch_release(self._session, release.link, source=release.source)
+            if isinstance(fetched, Reason):
+                raise InvalidInputError(fetched)
+            link = fetched
         if isinstance(link, str):
             result = await self._ingest.magnet(link, origin=origin, chat_id=chat_id)
         else:

@@ -28,6 +28,7 @@ from tests.support.jellyfin import FakeJellyfin
 from tests.support.qbittorrent import QbtInstance, free_port
 from tests.support.telegram import FakeTelegram
 from tests.support.tmdb import FakeTmdb
+from tests.support.torznab import FakeTorznab
 from worker.layout import filesystem_of
 
 WEBHOOK = "https://jellybit.example/telegram/webhook"
@@ -43,6 +44,7 @@ class Setup:
     tg: FakeTelegram
     tmdb: FakeTmdb
     jellyfin: FakeJellyfin
+    torznab: FakeTorznab
     capsys: pytest.CaptureFixture[str]
 
     @property
@@ -68,6 +70,9 @@ class Setup:
             "jellyfin.url": self.jellyfin.url,
             "jellyfin.api_key": self.jellyfin.api_key,
             "web.public_url": "https://jellybit.example",
+            "search.torznab": [
+                {"name": "prowlarr", "url": self.torznab.url, "api_key": self.torznab.api_key}
+            ],
             **changes,
         }
         sections: dict[str, list[str]] = {}
@@ -95,8 +100,13 @@ async def working_setup(
     (root / "movies").mkdir()
     (root / "shows").mkdir()
     migrate(root / "var" / "jellybit.db")
-    async with FakeTelegram() as tg, FakeTmdb() as tmdb, FakeJellyfin() as jellyfin:
-        yield Setup(root, qbt, tg, tmdb, jellyfin, capsys)
+    async with (
+        FakeTelegram() as tg,
+        FakeTmdb() as tmdb,
+        FakeJellyfin() as jellyfin,
+        FakeTorznab() as torznab,
+    ):
+        yield Setup(root, qbt, tg, tmdb, jellyfin, torznab, capsys)
 
 
 @pytest.fixture
@@ -182,6 +192,8 @@ async def test_a_working_setup_is_all_ticks(qbt_setup: Setup) -> None:
         '✓ no Telegram webhook is set (telegram.mode = "polling")',
         f"✓ TMDB at {qbt_setup.tmdb.base_url}: API key accepted",
         f"✓ Jellyfin {JELLYFIN_VERSION} at {qbt_setup.jellyfin.url}: API key accepted",
+        "✓ prowlarr: answers (search, tv-search, movie-search; by ep, imdbid, season, tmdbid,"
+        " tvdbid)",
     ]
     assert no_probe_files(downloads, root / "movies", root / "shows")
 
@@ -387,3 +399,29 @@ async def test_an_unexpected_exception_is_a_cross_with_its_message() -> None:
 
     [line] = await _guarded("Jellyfin", broken())
     assert str(line) == "✗ Jellyfin — unexpected error: KeyError: 'surprise'"
+
+
+async def test_each_search_source_is_checked(setup: Setup, tmp_path: Path) -> None:
+    """A refused key, a web page instead of Torznab, qBittorrent without a plugin; no
+    source at all is a dash."""
+    assert isinstance(setup.qbt, FakeQbittorrentServer)
+    jackett = FakeTorznab(flavour="jackett")
+    async with jackett:
+        sources = [
+            {"name": "prowlarr", "url": setup.torznab.url, "api_key": "wrong"},
+            {"name": "jackett", "url": jackett.url, "api_key": jackett.api_key},
+        ]
+        jackett.serve_html(200)
+        code, lines = await setup.check({"search.torznab": sources, "search.qbittorrent": True})
+    assert code == 1
+    assert failures(lines) == [
+        "✗ prowlarr: the API key was refused. — check its url and api_key in [search] torznab",
+        "✗ jackett answered with a web page instead of results: the indexer is blocked or asks"
+        " for a login. — check its url and api_key in [search] torznab",
+        "✗ qBittorrent has no search plugin enabled — install or enable one in qBittorrent"
+        " (Search tab → Search plugins…), with Python installed",
+    ]
+    assert setup.torznab.api_key not in "\n".join(lines)
+    code, lines = await setup.check({"search.torznab": []})
+    assert code == 0
+    assert "– search: no source is set ([search]): /find is off" in lines
