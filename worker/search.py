@@ -252,7 +252,13 @@ class Finder:
         movies, shows = await asyncio.gather(
             self._tmdb.search("movie", text, year), self._tmdb.search("series", text, year)
         )
-        return sorted([*movies, *shows], key=lambda c: -c.popularity)
+        # The titles named as the words first ("Dune" before "Dune: Part Two"), each
+        # part by popularity, as TMDB's own search orders them.
+        key = title_key(text)
+        return sorted(
+            [*movies, *shows],
+            key=lambda c: (key not in {title_key(name) for name in c.all_names()}, -c.popularity),
+        )
 
     async def _releases(self, search: Search) -> None:
         title = search.title

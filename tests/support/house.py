@@ -19,6 +19,7 @@ from core.config import (
     LibrarySettings,
     MetadataSettings,
     QbittorrentSettings,
+    SearchSettings,
     Settings,
     TelegramSettings,
     WebSettings,
@@ -47,6 +48,7 @@ def house_settings(
     library: LibrarySettings | None = None,
     metadata: MetadataSettings | None = None,
     jellyfin: JellyfinSettings | None = None,
+    search: SearchSettings | None = None,
     token: str = TOKEN,
     links_to_itself: bool = False,
 ) -> Settings:
@@ -73,6 +75,7 @@ def house_settings(
         metadata=metadata or MetadataSettings(provider="none"),
         jellyfin=jellyfin or JellyfinSettings(),
         web=WebSettings(listen=f"127.0.0.1:{port}", public_url=public, secret=SECRET),
+        search=search or SearchSettings(),
     )
 
 
