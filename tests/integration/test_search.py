@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.config import MetadataSettings, SearchSettings, TorznabEndpoint
+from core.models import Download
 from core.states import State
 from tests.support.fixtures import qbittorrent_command, versions
 from tests.support.house import House, eventually, house_settings, library_in, settings_for
@@ -78,7 +79,7 @@ async def test_find_tap_and_it_is_in_the_library_as_the_title_picked(
                 tmdb_base=tmdb.base_url,
                 tmdb_images=tmdb.images_url,
                 language="en-US",
-            ),  # fmt: skip
+            ),
             search=SearchSettings(
                 torznab=(
                     indexer.endpoint("prowlarr"),
@@ -112,7 +113,7 @@ async def test_find_tap_and_it_is_in_the_library_as_the_title_picked(
             button = next(b for b in releases.button_texts if "1080p BluRay" in b)
             await alice.press(releases, button)
 
-            async def done() -> list[object] | None:
+            async def done() -> list[Download] | None:
                 found = await house.store.downloads.list_downloads()
                 return found if found and found[0].state == State.DONE else None
 
