@@ -109,8 +109,8 @@ def bearer_matches(request: web.Request, token: str) -> bool:
 
 
 def is_page(path: str) -> bool:
-    return path in ("/", "/library", "/live") or path.startswith(
-        ("/download/", "/review/", "/title/")
+    return path in ("/", "/library", "/live", "/search") or path.startswith(
+        ("/download/", "/review/", "/title/", "/search/")
     )
 
 

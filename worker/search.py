@@ -184,8 +184,9 @@ class Finder:
         else:
             result = await self._ingest.torrent_file(link, origin=origin, chat_id=chat_id)
         if isinstance(result, Created | Duplicate):
-            if search.title is not None and search.title.provider_id:
-                hint = f"{TMDB_SITE}/{search.title.ref}"
+            title = search.title or _listed_under(search, result_id)
+            if title is not None and title.provider_id:
+                hint = f"{TMDB_SITE}/{title.ref}"
                 await self._store.telegram.add_hint(result.download.id, hint)
             await self._store.searches.taken(search.id, result.download.id)
         return result
@@ -363,3 +364,11 @@ def grouped(search: Search, sort: SortBy) -> list[Group]:
         )
         result.append((title, [by_row[id(row)] for row in order]))
     return result
+
+
+def _listed_under(search: Search, result_id: Id) -> Candidate | None:
+    """The title a release of the page's search is listed under (None: under none)."""
+    for title, rows in grouped(search, "quality"):
+        if any(listed == result_id for listed, _ in rows):
+            return title
+    return None

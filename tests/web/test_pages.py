@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 import jinja2
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 from babel.messages.pofile import read_po
 from structlog.testing import capture_logs
 
@@ -25,6 +26,7 @@ from core.links import DAY, verify_user_token
 from core.models import Download
 from core.reasons import Reason, reason
 from core.states import State
+from jellybit.app import Application
 from recognition.candidates import Evidence
 from recognition.identify import Status
 from store import Store
@@ -163,6 +165,35 @@ async def test_a_post_without_a_session_is_401(store: Store, anonymous: Client) 
     response = await anonymous.post(f"{card(download.id)}/cancel", data={"csrf": "x"})
     assert response.status == 401
     assert (await store.downloads.get_download(download.id)).state == State.ACCEPTED
+
+
+# Routes anyone may reach: the styles, the health and metrics probes, the API (its
+# own bearer token) and Telegram's webhook (its own secret header).
+OPEN_ROUTES = ("/static", "/healthz", "/metrics", "/api", "/telegram/")
+
+
+async def test_every_page_and_form_needs_a_session(application: Application) -> None:
+    """Each route the pages have, asked without a session, is the 401 page: a new page
+    (``/search``) is guarded the day it is added."""
+    client: Client = TestClient(TestServer(application.web))
+    await client.start_server()
+    try:
+        checked = []
+        for route in application.web.router.routes():
+            info = route.resource.get_info() if route.resource else {}
+            path = info.get("path") or info.get("formatter") or info.get("prefix") or ""
+            if route.method not in ("GET", "POST") or path.startswith(OPEN_ROUTES):
+                continue
+            # Every placeholder as an id (a ``{choice:a|b}`` as its first choice).
+            concrete = re.sub(r"\{[a-z]+:([a-z]+)[^}]*\}", r"\1", path)
+            concrete = re.sub(r"\{[a-z]+\}", "01arz3ndektsv4rrffq69g5fav", concrete)
+            response = await client.request(route.method, concrete, allow_redirects=False)
+            checked.append((route.method, path, response.status))
+        assert checked
+        assert [entry for entry in checked if entry[2] != 401] == []
+        assert ("GET", "/search", 401) in checked
+    finally:
+        await client.close()
 
 
 def _tampered() -> str:
