@@ -618,22 +618,3 @@ def _published(text: str | None) -> datetime | None:
     if moment.tzinfo is None:  # "-0000": UTC, origin unknown
         return moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC)
-
-
-# ---- the page ------------------------------------------------------------------------
-
-
-def dedupe(found: Iterable[Found]) -> list[Found]:
-    """Each release once, where it first came, with the most seeders any copy had:
-    the same infohash, or (without one) the same name, spelled alike, and size."""
-    kept: dict[tuple[str, str, int | None], Found] = {}
-    for row in found:
-        key = (
-            ("hash", row.infohash, None)
-            if row.infohash
-            else ("name", _NOT_WORD.sub(" ", row.name.casefold()).strip(), row.size)
-        )
-        seen = kept.get(key)
-        if seen is None or (row.seeders or 0) > (seen.seeders or 0):
-            kept[key] = row
-    return list(kept.values())

@@ -29,14 +29,13 @@ from core.config import TorznabEndpoint
 from core.errors import InvalidInputError
 from core.magnet import parse_magnet
 from core.reasons import Reason, reason
-from core.search import SourceAnswer, Terms
+from core.search import SourceAnswer, Terms, deduplicated
 from core.torrent_file import MAX_NESTING, MAX_TORRENT_BYTES, TOO_LARGE_REASON
 from core.torznab import (
     MAX_CAPS_BYTES,
     Caps,
     Page,
     ResultsReader,
-    dedupe,
     is_web_page,
     parse_caps,
     parse_results,
@@ -122,7 +121,9 @@ class TorznabSource:
             said = self._unless_status(response, page.problem)
             self._log.warning("torznab.problem", code=said.code)
             return SourceAnswer(self.name, problem=said, ids_used=query.ids_used)
-        return SourceAnswer(self.name, found=tuple(dedupe(page.found)), ids_used=query.ids_used)
+        return SourceAnswer(
+            self.name, found=tuple(deduplicated(page.found)), ids_used=query.ids_used
+        )
 
     async def _get(
         self, params: tuple[tuple[str, str], ...], operation: str, *, read_page: bool

@@ -6,13 +6,12 @@ from datetime import UTC, datetime
 import pytest
 
 from core.magnet import magnet_uri
-from core.search import MAX_RESULTS, Found, Terms
+from core.search import MAX_RESULTS, Found, Terms, deduplicated
 from core.torznab import (
     MAX_BODY_BYTES,
     Caps,
     Mode,
     ResultsReader,
-    dedupe,
     parse_caps,
     parse_results,
     search_query,
@@ -361,7 +360,7 @@ def test_dedupe_by_infohash_else_by_name_and_size() -> None:
         row("dune.2021.1080p", 3),
         row("Dune.2021.1080p", 3, size=11),
     ]
-    kept = dedupe(rows)
+    kept = deduplicated(rows)
     assert [(r.name, r.seeders) for r in kept] == [
         ("Dune (2021)", 9),
         ("dune.2021.1080p", 3),
