@@ -163,7 +163,7 @@ def test_another_systems_words_are_a_detail_never_the_readers_reason() -> None:
 # Latin a Russian reader may meet: names of systems, commands, settings, placeholders' values.
 NAMES = {
     "qbittorrent", "telegram", "tmdb", "jellyfin", "jellybit", "magnet", "torrent", "api", "id",
-    "library", "cross_device", "copy", "webui", "sync", "maindata",
+    "library", "cross_device", "copy", "webui", "sync", "maindata", "python",
 }  # fmt: skip
 SAMPLE: dict[str, Value] = {
     "folder": "Фильмы/Дюна (2021)", "name": "фильм.mkv", "path": "/данные/фильм.mkv",

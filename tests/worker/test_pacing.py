@@ -126,7 +126,9 @@ async def test_healthz_counts_the_failed_ticks_of_each_loop(tmp_path: Path) -> N
     steady = {"failed_ticks": 0, "failing": False}
     assert body["loops"] == {
         "poller": {"failed_ticks": 2, "failing": True},
-        **dict.fromkeys(["importer", "adder", "inbox", "outbox", "status"], steady),
+        **dict.fromkeys(
+            ["importer", "adder", "search", "inbox", "outbox", "status", "search_messages"], steady
+        ),
     }
 
 
