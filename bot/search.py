@@ -147,8 +147,10 @@ def _releases(tx: Texts, search: Search, posters: str) -> SearchView:
     ]
     if not rows_found and not search.running:
         failed = any(state.problem for state in search.sources.values())
-        if not failed:
-            lines.append(tx("Nothing found."))
+        # Never "nothing found" while a source failed: it may have had it.
+        lines.append(
+            tx("Nothing found by the sources that answered.") if failed else tx("Nothing found.")
+        )
     buttons = [
         [
             InlineKeyboardButton(
