@@ -26,7 +26,7 @@ from core.posters import poster_url
 from core.search import SORTS, Found, arranged, traits_of
 from recognition.candidates import Candidate
 from store import Store
-from store.search import TITLES, Search
+from store.search import TITLES, Marks, Search
 from worker.pacing import Loop
 
 PAGE = 8  # releases a page shows
@@ -69,36 +69,33 @@ def search_view(
     search: Search,
     *,
     posters: str,
-    held: set[tuple[str, str]],
-    downloading: set[tuple[str, str]],
+    marks: Marks,
 ) -> SearchView:
-    """The message for the search as it stands. ``held``/``downloading``: (kind,
-    TMDB id) of the titles the library holds / a download is getting."""
+    """The message for the search as it stands; ``marks``: its titles the library
+    holds or a download is getting."""
     if search.phase == TITLES:
         if search.running:
             return SearchView(searching_text(tx, search.words), None, None)
-        return _titles(tx, search, posters, held, downloading)
+        return _titles(tx, search, posters, marks)
     return _releases(tx, search, posters)
 
 
-def _mark(title: Candidate, held: set[tuple[str, str]], downloading: set[tuple[str, str]]) -> str:
-    key = (title.kind, title.provider_id or "")
-    return " ✓" if key in held else " ⬇" if key in downloading else ""
+def _mark(title: Candidate, marks: Marks) -> str:
+    return " ✓" if marks.in_library(title) else " ⬇" if marks.getting(title) else ""
 
 
 def _titles(
     tx: Texts,
     search: Search,
     posters: str,
-    held: set[tuple[str, str]],
-    downloading: set[tuple[str, str]],
+    marks: Marks,
 ) -> SearchView:
     rows = [
         [
             InlineKeyboardButton(
                 text=shorten(
                     f"{'📺' if title.kind == 'series' else '🎬'} "
-                    f"{title_label(title.title, title.year)}{_mark(title, held, downloading)}",
+                    f"{title_label(title.title, title.year)}{_mark(title, marks)}",
                     60,
                 ),
                 callback_data=SearchButton(action="t", id=result_id).pack(),
@@ -121,7 +118,7 @@ def _titles(
         text = tx("🔎 No title matches “{words}”.", words=shorten(search.words, 200))
     else:
         text = tx("🔎 “{words}”: which one?", words=shorten(search.words, 200))
-        if any(_mark(title, held, downloading) for _, title in search.titles):
+        if any(_mark(title, marks) for _, title in search.titles):
             text += "\n" + tx("✓ in the library · ⬇ downloading")
     best = search.titles[0][1] if search.titles else None
     poster = poster_url(posters, POSTER_SIZE, best.poster_path) if best and posters else None
@@ -274,8 +271,8 @@ class SearchMessages:
         if chat_id is None or message_id is None:
             return
         tx = await self._views.texts_for(chat_id)
-        held, downloading = await self._store.searches.marks(search)
-        view = search_view(tx, search, posters=self._posters, held=held, downloading=downloading)
+        marks = await self._store.searches.marks(search)
+        view = search_view(tx, search, posters=self._posters, marks=marks)
         key = view.key()
         self._edited_at[search.id] = clock.monotonic()
         if key == search.shown:

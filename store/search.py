@@ -42,6 +42,21 @@ class SourceState:
 
 
 @dataclass(frozen=True)
+class Marks:
+    """(kind, TMDB id) of the titles the library holds, and of those a download from a
+    search is getting now."""
+
+    held: frozenset[tuple[str, str]] = frozenset()
+    downloading: frozenset[tuple[str, str]] = frozenset()
+
+    def in_library(self, title: Candidate) -> bool:
+        return (title.kind, title.provider_id or "") in self.held
+
+    def getting(self, title: Candidate) -> bool:
+        return (title.kind, title.provider_id or "") in self.downloading
+
+
+@dataclass(frozen=True)
 class Search:
     id: Id
     chat_id: int | None
@@ -258,16 +273,16 @@ class Searches:
             )
             return cursor.rowcount
 
-    async def marks(self, search: Search) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
-        """(kind, TMDB id) of the search's titles the library holds, and of those a
-        download from a search is getting now."""
+    async def marks(self, search: Search) -> Marks:
+        """Which of the search's titles the library holds, and which a download from a
+        search is getting now."""
         keys: list[tuple[str, str]] = [
             (title.kind, title.provider_id or "") for _, title in search.titles
         ]
         if search.title is not None:
             keys.append((search.title.kind, search.title.provider_id or ""))
 
-        def read(conn: sqlite3.Connection) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+        def read(conn: sqlite3.Connection) -> Marks:
             held = set()
             for kind, provider_id in keys:
                 row = conn.execute(
@@ -284,7 +299,7 @@ class Searches:
                 WHERE s.title IS NOT NULL AND d.state NOT IN ('done', 'failed', 'removed')"""
             ).fetchall()
             downloading = {(row["kind"], str(row["provider_id"])) for row in rows}
-            return held, downloading & set(keys)
+            return Marks(frozenset(held), frozenset(downloading & set(keys)))
 
         return await self._db.read(read)
 

@@ -42,7 +42,7 @@ from core.search import SORTS, Found, SortBy, traits_of
 from core.states import State
 from core.torrent_file import MAX_TORRENT_BYTES
 from recognition.candidates import Candidate
-from store.search import Search
+from store.search import Marks, Search
 from web import api_models as wire
 from web.api_models import ID_PATTERN
 from web.app import DEPS, WebDeps
@@ -379,25 +379,21 @@ async def _search(request: web.Request) -> web.Response:
         raise _error(404, "search_disabled", "no source is configured ([search])")
     search_id = await finder.start(words)
     search = await finder.finished(search_id, deps.settings.search.timeout + SEARCH_GRACE)
-    held, downloading = await deps.store.searches.marks(search)
-    return _answer(search_answer(search, sort, held, downloading))
+    return _answer(search_answer(search, sort, await deps.store.searches.marks(search)))
 
 
-def search_answer(
-    search: Search, sort: SortBy, held: set[tuple[str, str]], downloading: set[tuple[str, str]]
-) -> wire.SearchAnswer:
+def search_answer(search: Search, sort: SortBy, marks: Marks) -> wire.SearchAnswer:
     def title_of(title: Candidate | None) -> wire.SearchTitle | None:
         if title is None:
             return None
-        key = (title.kind, title.provider_id or "")
         return wire.SearchTitle(
             kind=title.kind,
             tmdb_id=title.provider_id,
             title=title.title,
             year=title.year,
             poster_path=title.poster_path,
-            in_library=key in held,
-            downloading=key in downloading,
+            in_library=marks.in_library(title),
+            downloading=marks.getting(title),
         )
 
     def release_of(result_id: Id, row: Found) -> wire.SearchRelease:

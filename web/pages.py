@@ -41,6 +41,7 @@ from recognition.candidates import Candidate, MediaKind
 from recognition.overrides import OVERRIDE_FIELDS
 from store.card import DownloadCard
 from store.recognition import StoredRecognition
+from store.search import Marks
 from web import auth, rendering
 from web.app import DEPS, WebDeps
 from web.auth import LANGUAGES, USER, render_refusal
@@ -519,14 +520,13 @@ async def search_page(request: web.Request) -> web.StreamResponse:
     sort = sort if sort in SORTS else "quality"
     resolution = ascii_int(request.query.get("res", ""), 4)
     groups: list[Group] = []
-    held: set[tuple[str, str]] = set()
-    downloading: set[tuple[str, str]] = set()
+    marks = Marks()
     if search is not None:
         groups = [
             (title, [(rid, row) for rid, row in rows if _at(resolution, row)])
             for title, rows in grouped(search, sort)
         ]
-        held, downloading = await page.deps.store.searches.marks(search)
+        marks = await page.deps.store.searches.marks(search)
     return page.render(
         "search.html",
         enabled=finder.enabled,
@@ -537,8 +537,7 @@ async def search_page(request: web.Request) -> web.StreamResponse:
         sorts=SORTS,
         resolution=resolution,
         resolutions=RESOLUTIONS,
-        held=held,
-        downloading=downloading,
+        marks=marks,
         traits=traits_of,
         iso=clock.format_time,
     )

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from core.config import MetadataSettings
 from core.ids import Id
 from core.models import SnapshotChange, Transition
 from core.reasons import reason
@@ -76,17 +75,7 @@ async def chat(
     qbt: FakeQbittorrentServer, tmp_path: Path, *, tmdb: bool = True, **qbittorrent: object
 ) -> AsyncIterator[Chat]:
     async with FakeTelegram() as tg, FakeTmdb() as fake_tmdb:
-        metadata = (
-            MetadataSettings(
-                provider="tmdb",
-                tmdb_api_key=fake_tmdb.api_key,
-                tmdb_base=fake_tmdb.base_url,
-                tmdb_images=fake_tmdb.images_url,
-                language="en-US",
-            )
-            if tmdb
-            else None
-        )
+        metadata = fake_tmdb.metadata() if tmdb else None
         settings = house_settings(
             tmp_path,
             qbittorrent=settings_for(qbt, **qbittorrent),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.config import MetadataSettings, SearchSettings, TorznabEndpoint
+from core.config import SearchSettings, TorznabEndpoint
 from core.ids import Id
 from store import Store
 from tests.support.fake_qbittorrent import FakeQbittorrentServer
@@ -74,17 +74,7 @@ async def chat(
         FakeTorznab(flavour="prowlarr") as hanging,
     ):
         hanging.set_delay(60)
-        metadata = (
-            MetadataSettings(
-                provider="tmdb",
-                tmdb_api_key=fake_tmdb.api_key,
-                tmdb_base=fake_tmdb.base_url,
-                tmdb_images=fake_tmdb.images_url,
-                language="en-US",
-            )
-            if tmdb
-            else None
-        )
+        metadata = fake_tmdb.metadata() if tmdb else None
         search = SearchSettings(
             torznab=(
                 good.endpoint("prowlarr"),

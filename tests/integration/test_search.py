@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.config import MetadataSettings, SearchSettings, TorznabEndpoint
+from core.config import SearchSettings, TorznabEndpoint
 from core.models import Download
 from core.states import State
 from tests.support.fixtures import qbittorrent_command, versions
@@ -73,13 +73,7 @@ async def test_find_tap_and_it_is_in_the_library_as_the_title_picked(
             token=tg.token,
             language="en",
             library=library_in(tmp_path),
-            metadata=MetadataSettings(
-                provider="tmdb",
-                tmdb_api_key=tmdb.api_key,
-                tmdb_base=tmdb.base_url,
-                tmdb_images=tmdb.images_url,
-                language="en-US",
-            ),
+            metadata=tmdb.metadata(),
             search=SearchSettings(
                 torznab=(
                     indexer.endpoint("prowlarr"),

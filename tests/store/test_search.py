@@ -11,7 +11,7 @@ from core.search import Found, SourceAnswer
 from recognition.candidates import Candidate
 from store import Store
 from store.inbox import Received, Reply
-from store.search import RELEASES, TAKEN, TITLES, NewSearch
+from store.search import RELEASES, TAKEN, TITLES, Marks, NewSearch
 
 ALICE = 111
 DUNE = Candidate(
@@ -105,7 +105,7 @@ async def test_a_title_is_marked_while_its_download_runs(store: Store) -> None:
     search = await store.searches.find(search_id)
     assert search is not None
     assert search.phase == TAKEN
-    assert await store.searches.marks(search) == (set(), {("movie", "438631")})
+    assert await store.searches.marks(search) == Marks(downloading=frozenset({("movie", "438631")}))
 
 
 async def test_old_searches_and_their_results_are_purged(store: Store) -> None:

@@ -58,6 +58,7 @@ from typing import Any, Literal
 
 from aiohttp import web
 
+from core.config import MetadataSettings
 from tests.support.http_fake import Call as Call
 from tests.support.http_fake import HttpFake
 
@@ -591,6 +592,16 @@ class FakeTmdb(HttpFake):
     def base_url(self) -> str:
         """What ``metadata.tmdb_base`` should be: ``http://127.0.0.1:PORT/3``."""
         return f"{self._origin}/3"
+
+    def metadata(self, language: str = "en-US") -> MetadataSettings:
+        """``[metadata]`` pointing at this fake: its key, its API, its posters."""
+        return MetadataSettings(
+            provider="tmdb",
+            tmdb_api_key=self.api_key,
+            tmdb_base=self.base_url,
+            tmdb_images=self.images_url,
+            language=language,
+        )
 
     def _entry(self, kind: str, raw_id: str) -> Entry | None:
         if not (raw_id.isascii() and raw_id.isdigit()):
