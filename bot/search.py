@@ -18,7 +18,7 @@ from bot.sender import is_not_modified, send
 from bot.texts import shorten, title_label
 from bot.views import Views
 from common.explain import reason_text
-from common.formatting import relative_text, size_text
+from common.formatting import age_text, size_text
 from common.i18n import Texts
 from common.logs import get_logger
 from core import clock
@@ -26,13 +26,16 @@ from core.posters import poster_url
 from core.search import SORTS, Found, arranged, traits_of
 from recognition.candidates import Candidate
 from store import Store
-from store.search import TITLES, Marks, Search
+from store.search import TITLES, Marks, ReleaseMark, Search
 from worker.pacing import Loop
 
 PAGE = 8  # releases a page shows
 TICK = 1.0
 MIN_INTERVAL = 2.0  # seconds between two edits of one search's message
 POSTER_SIZE = "w342"
+RELEASE_MARKS: dict[ReleaseMark | None, str] = {
+    "library": "✓ ", "downloading": "⬇ ", "version": "≈ ", None: "",
+}  # fmt: skip
 
 
 class SearchView:
@@ -77,7 +80,7 @@ def search_view(
         if search.running:
             return SearchView(searching_text(tx, search.words), None, None)
         return _titles(tx, search, posters, marks)
-    return _releases(tx, search, posters)
+    return _releases(tx, search, posters, marks)
 
 
 def _mark(title: Candidate, marks: Marks) -> str:
@@ -125,7 +128,7 @@ def _titles(
     return SearchView(text, InlineKeyboardMarkup(inline_keyboard=rows), poster or None)
 
 
-def _releases(tx: Texts, search: Search, posters: str) -> SearchView:
+def _releases(tx: Texts, search: Search, posters: str, marks: Marks) -> SearchView:
     title = search.title
     show = title is not None and title.kind == "series"
     if title is None:
@@ -142,6 +145,8 @@ def _releases(tx: Texts, search: Search, posters: str) -> SearchView:
     lines += [
         f"{page * PAGE + number}. {_release_line(tx, row)}" for number, row in enumerate(shown, 1)
     ]
+    if any(marks.of_release(row) for row in shown):
+        lines.append(tx("✓ in the library · ⬇ downloading · ≈ a version you have"))
     if not rows_found and not search.running:
         failed = any(state.problem for state in search.sources.values())
         # Never "nothing found" while a source failed: it may have had it.
@@ -151,7 +156,11 @@ def _releases(tx: Texts, search: Search, posters: str) -> SearchView:
     buttons = [
         [
             InlineKeyboardButton(
-                text=shorten(f"{page * PAGE + number}. {_release_label(tx, row)}", 60),
+                text=shorten(
+                    f"{RELEASE_MARKS[marks.of_release(row)]}{page * PAGE + number}. "
+                    f"{_release_label(tx, row)}",
+                    60,
+                ),
                 callback_data=SearchButton(action="r", id=by_id[id(row)]).pack(),
             )
         ]
@@ -229,9 +238,7 @@ def _release_line(tx: Texts, row: Found) -> str:
     """The release's whole name, then its age, indexer and a freeleech mark."""
     details = []
     if row.published is not None:
-        age = relative_text(tx, row.published, clock.from_ms(clock.now_ms()))
-        if age:
-            details.append(age)
+        details.append(age_text(tx, row.published, clock.from_ms(clock.now_ms())))
     if row.indexer:
         details.append(row.indexer)
     if row.freeleech:

@@ -54,6 +54,12 @@ def relative_text(tx: Texts, moment: datetime, now: datetime) -> str | None:
     return format_timedelta(-age, add_direction=True, threshold=1.0, locale=tx.language)
 
 
+def age_text(tx: Texts, moment: datetime, now: datetime) -> str:
+    """ "5 hours ago", "3 weeks ago", "2 years ago": how old a release is, however old."""
+    age = max(now - moment, timedelta(minutes=1))
+    return format_timedelta(-age, add_direction=True, threshold=1.0, locale=tx.language)
+
+
 def progress_text(tx: Texts, download: Download) -> str:
     """ "62% · 1.2 GB / 2.0 GB · 8.4 MB/s · ~2 min": speed and time left while it
     downloads."""

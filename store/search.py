@@ -4,18 +4,22 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from pathlib import PurePosixPath
+from typing import Any, Literal
 
 import aiosqlite
 
 from core import clock
 from core.ids import Id, new_id
 from core.reasons import Reason
-from core.search import SORTS, Found, SortBy, SourceAnswer
+from core.search import MAX_RESULTS, SORTS, Found, SortBy, SourceAnswer, traits_of
+from core.states import ACTIVE
 from recognition.candidates import Candidate
 from store.db import Database
 from store.rows import fetch_one
 
+ReleaseMark = Literal["library", "downloading", "version"]
+ACTIVE_STATES = tuple(state.value for state in ACTIVE)
 KEEP = timedelta(days=2)  # a search's buttons work this long
 
 TITLES = "titles"  # the titles TMDB found for the words, to pick one
@@ -48,12 +52,27 @@ class Marks:
 
     held: frozenset[tuple[str, str]] = frozenset()
     downloading: frozenset[tuple[str, str]] = frozenset()
+    # The releases' torrents jellybit has: laid out (done), or on their way (active).
+    done_hashes: frozenset[str] = frozenset()
+    active_hashes: frozenset[str] = frozenset()
+    # The resolutions of the files the library holds of the title picked.
+    held_resolutions: frozenset[int] = frozenset()
 
     def in_library(self, title: Candidate) -> bool:
         return (title.kind, title.provider_id or "") in self.held
 
     def getting(self, title: Candidate) -> bool:
         return (title.kind, title.provider_id or "") in self.downloading
+
+    def of_release(self, row: Found) -> ReleaseMark | None:
+        """``library``: this torrent is in the library; ``downloading``: it is on its
+        way; ``version``: the library holds the title in this resolution already."""
+        if row.infohash in self.done_hashes:
+            return "library"
+        if row.infohash in self.active_hashes:
+            return "downloading"
+        resolution = traits_of(row.name).resolution
+        return "version" if resolution in self.held_resolutions else None
 
 
 @dataclass(frozen=True)
@@ -206,6 +225,7 @@ class Searches:
                 {"id": search_id},
             )
             start = int(base["n"]) if base else 0
+            kept = answer.found[: max(0, MAX_RESULTS - start)]  # at most 1 000 in all
             await conn.executemany(
                 """INSERT INTO search_result (id, search_id, kind, rank, data)
                 VALUES (:id, :search_id, 'release', :rank, :data)""",
@@ -216,12 +236,12 @@ class Searches:
                         "rank": start + index,
                         "data": json.dumps(found_json(found), ensure_ascii=False),
                     }
-                    for index, found in enumerate(answer.found)
+                    for index, found in enumerate(kept)
                 ],
             )
             states[answer.source] = {
                 "answered": True,
-                "count": len(answer.found),
+                "count": len(kept),
                 "problem": None if answer.problem is None else answer.problem.dumps(),
             }
             done = all(state.get("answered") for state in states.values())
@@ -282,6 +302,8 @@ class Searches:
         if search.title is not None:
             keys.append((search.title.kind, search.title.provider_id or ""))
 
+        hashes = {row.infohash for _, row in search.releases if row.infohash}
+
         def read(conn: sqlite3.Connection) -> Marks:
             held = set()
             for kind, provider_id in keys:
@@ -293,13 +315,44 @@ class Searches:
                 if row is not None:
                     held.add((kind, provider_id))
             rows = conn.execute(
-                """SELECT json_extract(s.title, '$.kind') AS kind,
+                f"""SELECT json_extract(s.title, '$.kind') AS kind,
                     json_extract(s.title, '$.provider_id') AS provider_id
                 FROM search s JOIN download d ON d.id = s.download_id
-                WHERE s.title IS NOT NULL AND d.state NOT IN ('done', 'failed', 'removed')"""
+                WHERE s.title IS NOT NULL
+                  AND d.state IN ({",".join("?" * len(ACTIVE_STATES))})""",
+                ACTIVE_STATES,
             ).fetchall()
             downloading = {(row["kind"], str(row["provider_id"])) for row in rows}
-            return Marks(frozenset(held), frozenset(downloading & set(keys)))
+            known = [
+                (row["state"], row["infohash"])
+                for row in conn.execute(
+                    f"""SELECT d.state, i.infohash FROM download_infohash i
+                    JOIN download d ON d.id = i.download_id
+                    WHERE i.infohash IN ({",".join("?" * len(hashes))})""",
+                    sorted(hashes),
+                ).fetchall()
+            ]
+            resolutions: set[int] = set()
+            if search.title is not None and search.title.provider_id:
+                for row in conn.execute(
+                    """SELECT l.target_path, d.name FROM file_link l
+                    JOIN download d ON d.id = l.download_id JOIN title t ON t.id = d.title_id
+                    WHERE t.provider = 'tmdb' AND t.kind = :kind AND t.provider_id = :id
+                      AND l.removed_at IS NULL AND l.linked_at IS NOT NULL""",
+                    {"kind": search.title.kind, "id": search.title.provider_id},
+                ).fetchall():
+                    # The file's name has its version's label, else its torrent's name says.
+                    named = traits_of(PurePosixPath(row["target_path"]).name).resolution
+                    resolution = named or traits_of(row["name"]).resolution
+                    if resolution is not None:
+                        resolutions.add(resolution)
+            return Marks(
+                frozenset(held),
+                frozenset(downloading & set(keys)),
+                done_hashes=frozenset(h for state, h in known if state == "done"),
+                active_hashes=frozenset(h for state, h in known if state in ACTIVE_STATES),
+                held_resolutions=frozenset(resolutions),
+            )
 
         return await self._db.read(read)
 

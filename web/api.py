@@ -414,6 +414,7 @@ def search_answer(search: Search, sort: SortBy, marks: Marks) -> wire.SearchAnsw
             season=traits.season,
             episode=traits.episode,
             pack=traits.pack,
+            have=marks.of_release(row),
         )
 
     return wire.SearchAnswer(

@@ -304,6 +304,10 @@ class SearchRelease(_Body):
     season: int | None
     episode: int | None
     pack: bool = Field(description="a whole season, or several")
+    have: Literal["library", "downloading", "version"] | None = Field(
+        description="this torrent is in the library, or on its way; or the library holds"
+        " the title in this resolution already"
+    )
 
 
 class SearchSourceState(_Body):

@@ -175,6 +175,19 @@ async def test_find_a_title_a_release_and_it_is_in_the_library_as_that_title(
             " put the finished files into the Jellyfin library.",
             "🎬 Done: Dune (2021)",
         ]
+        # Searched again: the title and its release say the library has them, and
+        # another 2160p release of it is a version the library has.
+        c.good.releases.append(FakeRelease(
+            title="Dune.2021.2160p.BluRay.REMUX-OTHER", imdb_id="tt1160419", tmdb_id=438631,
+        ))  # fmt: skip
+        again = await c.alice.send_text("/find Dune")
+        second = await c.answer_to(again)
+        titles = await c.shows(second, "which one?")
+        assert titles.button_texts[0] == "🎬 Dune (2021) ✓"
+        await c.alice.press(titles, "🎬 Dune (2021) ✓")
+        listed = await c.shows(second, slow, within=TIMEOUT + 10)
+        assert [b[:2] for b in listed.button_texts[:2]] == ["≈ ", "✓ "], listed.button_texts
+        assert "✓ in the library · ⬇ downloading · ≈ a version you have" in listed.text
         # The indexers' key never reached the chat.
         assert all(c.good.api_key not in m.text for m in c.alice.chat.messages.values())
 

@@ -1,17 +1,20 @@
 """Searches in the store (store/search.py): the reply that starts one, each source's
 answer as it arrives, the marks of titles held and downloading, and the purge."""
 
+from dataclasses import replace
 from datetime import timedelta
 
 from core import clock
 from core.ids import Id, new_id
 from core.models import NewDownload
 from core.reasons import Reason
-from core.search import Found, SourceAnswer
+from core.search import MAX_RESULTS, Found, SourceAnswer
+from core.states import State
 from recognition.candidates import Candidate
 from store import Store
 from store.inbox import Received, Reply
 from store.search import RELEASES, TAKEN, TITLES, Marks, NewSearch
+from tests.support.states import put_in_state
 
 ALICE = 111
 DUNE = Candidate(
@@ -118,3 +121,35 @@ async def test_old_searches_and_their_results_are_purged(store: Store) -> None:
         )
     assert await store.searches.purge() == 1
     assert await store.searches.find(search_id) is None
+
+
+async def test_at_most_a_thousand_releases_are_kept_of_all_sources(store: Store) -> None:
+    search_id = await reply_with_search(store, "dune")
+    await store.searches.pick_title(search_id, DUNE, ["a", "b"])
+    await store.searches.add_answer(search_id, SourceAnswer("a", (release("x"),) * 700))
+    await store.searches.add_answer(search_id, SourceAnswer("b", (release("y"),) * 700))
+    search = await store.searches.find(search_id)
+    assert search is not None
+    assert len(search.releases) == MAX_RESULTS
+    assert (search.sources["a"].count, search.sources["b"].count) == (700, 300)
+
+
+async def test_a_release_is_marked_by_what_jellybit_has_of_it(store: Store) -> None:
+    search_id = await reply_with_search(store, "dune")
+    await store.searches.pick_title(search_id, DUNE, ["a"])
+    active, done, other = "1" * 40, "2" * 40, "3" * 40
+    rows = [
+        replace(release("Dune.2021.1080p"), infohash=active),
+        replace(release("Dune.2021.2160p"), infohash=done),
+        replace(release("Dune.2021.720p"), infohash=other),
+    ]
+    await store.searches.add_answer(search_id, SourceAnswer("a", tuple(rows)))
+    for infohash, state in ((active, State.DOWNLOADING), (done, State.DONE)):
+        made = await store.downloads.create_download_if_no_active(
+            NewDownload(name="Dune", origin="telegram", source_ref="", chat_id=ALICE), (infohash,)
+        )
+        await put_in_state(store, made.download.id, state)
+    search = await store.searches.find(search_id)
+    assert search is not None
+    marks = await store.searches.marks(search)
+    assert [marks.of_release(row) for row in rows] == ["downloading", "library", None]
