@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
 from core.config import SearchSettings, TorznabEndpoint
 from core.ids import Id
@@ -24,6 +25,7 @@ from tests.worker.test_import import torrent_of
 
 ALICE = 111_111_111
 TIMEOUT = 3.0  # [search] timeout: the hanging indexer gives up after it
+KEY = "k3y0f7h3g00d1nd3x3r"  # the good indexer's API key
 __all__ = ["fake_qbt"]
 
 
@@ -69,7 +71,7 @@ async def chat(
     async with (
         FakeTelegram() as tg,
         FakeTmdb() as fake_tmdb,
-        FakeTorznab(flavour="prowlarr") as good,
+        FakeTorznab(flavour="prowlarr", api_key=KEY) as good,
         FakeTorznab(flavour="jackett") as refusing,
         FakeTorznab(flavour="prowlarr") as hanging,
     ):
@@ -118,6 +120,14 @@ def dune_release(tmp_path: Path, qbt: FakeQbittorrentServer, name: str) -> FakeR
 async def test_find_a_title_a_release_and_it_is_in_the_library_as_that_title(
     qbt: FakeQbittorrentServer, tmp_path: Path
 ) -> None:
+    with capture_logs() as logs:
+        await _find_tap_and_done(qbt, tmp_path)
+    # The indexers' URLs carry their key: never in a log line.
+    assert logs
+    assert not [event for event in logs if KEY in repr(event)]
+
+
+async def _find_tap_and_done(qbt: FakeQbittorrentServer, tmp_path: Path) -> None:
     async with chat(qbt, tmp_path) as c:
         # A name that does not say which Dune: the tap says it, so nobody is asked.
         c.good.releases.append(dune_release(tmp_path, qbt, "Dune.2160p.WEB-DL.DDP5.1-GRP"))
