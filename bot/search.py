@@ -30,7 +30,8 @@ from store.search import TITLES, Marks, ReleaseMark, Search
 from worker.pacing import Loop
 
 PAGE = 8  # releases a page shows
-TICK = 1.0
+TICK = 1.0  # while a search shown in a chat changes
+IDLE_TICK = 30.0  # while none does: woken by /find and the buttons
 MIN_INTERVAL = 2.0  # seconds between two edits of one search's message
 POSTER_SIZE = "w342"
 RELEASE_MARKS: dict[ReleaseMark | None, str] = {
@@ -255,16 +256,27 @@ class SearchMessages:
         self._views = views
         self._posters = posters
         self._edited_at: dict[str, float] = {}
+        self._busy = True  # a search may be changing: look every second
         self.wake = asyncio.Event()
-        self.loop = Loop("search_messages", self.tick, interval=TICK, wake=self.wake)
+        self.loop = Loop("search_messages", self.tick, interval=self._interval, wake=self.wake)
+
+    def _interval(self) -> float:
+        return TICK if self._busy else IDLE_TICK
 
     async def run(self, stop: asyncio.Event) -> None:
         await self.loop.run(stop)
 
+    def keep_looking(self) -> None:
+        """A search was started or a button pressed: its message changes soon."""
+        self._busy = True
+        self.wake.set()
+
     async def tick(self) -> None:
         chats: set[int] = set()
         now = clock.monotonic()
-        for search in await self._store.searches.due():
+        due = await self._store.searches.due()
+        self._busy = bool(due) or await self._store.searches.any_running()
+        for search in due:
             if search.chat_id is None or search.message_id is None or search.chat_id in chats:
                 continue
             if now - self._edited_at.get(search.id, 0.0) < MIN_INTERVAL:

@@ -258,6 +258,12 @@ class Searches:
         async with self._db.write() as conn:
             await self._touch(conn, search_id, phase=TAKEN, download_id=download_id, running=0)
 
+    async def any_running(self) -> bool:
+        row = await self._db.read(
+            lambda conn: conn.execute("SELECT 1 FROM search WHERE running = 1 LIMIT 1").fetchone()
+        )
+        return row is not None
+
     async def due(self, limit: int = 20) -> list[Search]:
         """Searches shown in a chat whose state changed since."""
         rows = await self._db.read(

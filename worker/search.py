@@ -33,7 +33,9 @@ from worker.tmdb import TmdbClient
 from worker.torznab import TorznabSource, fetch_release
 
 TITLES_SHOWN = 8  # titles offered for the words
-TICK = 1.0
+# The loop is woken for each search started or title picked; it ticks by itself only
+# to purge old searches (and once at start, for the searches a restart interrupted).
+TICK = 600.0
 PATIENCE_MARGIN = 2.0  # seconds: qBittorrent's job ends this long before its timeout
 PURGE_EVERY = 3600.0
 _YEAR = re.compile(r"^(.*\S)\s+\(?((?:19|20)\d\d)\)?$")

@@ -44,7 +44,12 @@ def not_set_up_text(tx: Texts) -> str:
 
 
 async def cmd_find(
-    message: Message, command: CommandObject, tx: Texts, finder: Finder, turn: Turn
+    message: Message,
+    command: CommandObject,
+    tx: Texts,
+    finder: Finder,
+    searches: SearchMessages,
+    turn: Turn,
 ) -> None:
     words = " ".join((command.args or "").split())[:MAX_WORDS]
     if not finder.enabled:
@@ -59,6 +64,7 @@ async def cmd_find(
     )
     await turn.reply(reply)
     finder.wake.set()
+    searches.keep_looking()
 
 
 def offer(tx: Texts, words: str, reply_to: int) -> Reply:
@@ -116,6 +122,7 @@ async def on_search_button(
     now = await store.searches.find(search.id)
     if now is not None:
         await searches.show(now)
+    searches.keep_looking()
     await turn.reply()
 
 
