@@ -291,3 +291,63 @@ async def test_find_answers_at_once_while_a_source_hangs(
         sent = await c.alice.send_text("/find Sintel")
         await c.answer_to(sent, within=2.0)
         assert asyncio.get_running_loop().time() - start < 2.0
+
+
+async def test_a_show_lists_its_seasons_first_a_torrent_link_is_fetched_and_a_gone_one_said(
+    qbt: FakeQbittorrentServer, tmp_path: Path
+) -> None:
+    async with chat(qbt, tmp_path) as c:
+        c.hanging.set_delay(0)
+        name = "Dark.S01.1080p.NF.WEB-DL.DDP5.1.x264-GRP"
+        made = torrent_of(tmp_path, qbt, name, [f"{name}/Dark.S01E0{n}.mkv" for n in (1, 2)])
+        assert made.v1 is not None
+        c.good.releases += [
+            FakeRelease(title="Dark.S01E01.720p.HDTV.x264", tmdb_id=70523, seeders=300,
+                        categories=(5000,)),
+            FakeRelease(title=name, tmdb_id=70523, infohash=made.v1, download="torrent",
+                        torrent_file=made.data, seeders=40, categories=(5000,)),
+            FakeRelease(title="Dark.S02.2160p.WEB-DL", tmdb_id=70523, download="gone",
+                        seeders=80, categories=(5000,)),
+        ]  # fmt: skip
+        sent = await c.alice.send_text("/find Dark")
+        first = await c.answer_to(sent)
+        titles = await c.shows(first, "which one?")
+        await c.alice.press(titles, "📺 Dark (2017)")
+        listed = await c.shows(first, "2 of 3 sources answered", within=10)
+        # The season packs first (by season), then the single episode.
+        assert [b.split(" ")[1] for b in listed.button_texts[:3]] == ["S01", "S02", "S01E01"]
+        # A release its indexer no longer has: said, and the list stays to pick another.
+        gone = next(b for b in listed.button_texts if " S02 " in b)
+        await c.alice.press(listed, gone)
+        said = await c.alice.wait_for(lambda m: m.from_bot and "is gone" in m.text)
+        assert said.text == "This release is gone: pick another."
+        assert c.alice.chat.messages[first.message_id].button_texts == listed.button_texts
+        assert await c.store.downloads.list_downloads() == []
+        # The pack's link is the indexer's: jellybit fetches the .torrent itself.
+        pack = next(b for b in listed.button_texts if " S01 " in b)
+        await c.alice.press(listed, pack)
+        (download,) = await eventually(c.store.downloads.list_downloads, what="a download")
+        assert download.source_ref == ""  # a .torrent, not the indexer's URL
+        assert [h.value for h in download.infohashes] == [made.v1]
+        hints = await c.store.telegram.hints(download.id)
+        assert hints == ["https://www.themoviedb.org/tv/70523"]
+
+        async def done() -> bool:
+            return (await c.store.downloads.get_download(download.id)).state == "done"
+
+        await eventually(done, within=40, what="done")
+        season = tmp_path / "library" / "shows" / "Dark (2017) [tmdbid-70523]" / "Season 01"
+        assert sorted(p.name for p in season.iterdir()) == [
+            "Dark S01E01.mkv", "Dark S01E02.mkv",
+        ]  # fmt: skip
+
+
+async def test_a_title_is_found_by_its_tmdb_or_imdb_id(
+    qbt: FakeQbittorrentServer, tmp_path: Path
+) -> None:
+    async with chat(qbt, tmp_path) as c:
+        for words in ("tmdb:movie/438631", "imdb:tt1160419"):
+            sent = await c.alice.send_text(f"/find {words}")
+            first = await c.answer_to(sent)
+            titles = await c.shows(first, "which one?")
+            assert titles.button_texts == ["🎬 Dune (2021)", f"🔎 Releases named “{words}”"]

@@ -123,6 +123,7 @@ class FakeRelease:
     freeleech: bool = False
     indexer: str = "ExampleTracker"
     download: Download = "torrent"
+    torrent_file: bytes | None = None  # a real .torrent's bytes (None: a made-up one)
 
     @property
     def magnet(self) -> str:
@@ -130,6 +131,8 @@ class FakeRelease:
 
     @property
     def torrent(self) -> bytes:
+        if self.torrent_file is not None:
+            return self.torrent_file
         info = {
             b"name": self.title.encode(),
             b"length": self.size or 1,
