@@ -89,10 +89,8 @@ class Importer:
         self._refresh_pending: list[str] = []
 
     async def run(self, stop: asyncio.Event) -> None:
-        try:
-            await self._recognizer.warm()
-        except Exception:  # the first download starts them instead
-            get_logger().exception("import.warm_up_failed")
+        # The parser processes start with the first download to recognize
+        # (worker/cpu.py): an idle jellybit holds none.
         await self.loop.run(stop)
 
     async def tick(self) -> None:

@@ -63,12 +63,6 @@ class Recognizer:
         self._cpu = cpu
         self.parallel = cpu.workers  # downloads worth recognizing at once
 
-    async def warm(self) -> None:
-        """Start the parser processes and load the parsers in them now, not with the
-        first download (spawning and importing guessit takes a second or so)."""
-        sample = Release("Warm.Up.S01E01.1080p", (TorrentFile("Warm.Up.S01E01.mkv", 1),))
-        await asyncio.gather(*(self._parse(sample, None) for _ in range(self._cpu.workers)))
-
     async def recognize(
         self, download: Download, log: Logger, cache: dict[tuple[Any, ...], Any] | None = None
     ) -> Outcome:

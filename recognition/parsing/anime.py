@@ -12,8 +12,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-import anitopy
-
 from core.numbers import ascii_int
 
 # What ends a title without being part of it: a cour or part of a season, and the
@@ -74,6 +72,8 @@ class AnimeName:
 @lru_cache(maxsize=4096)
 def parse_anime(name: str) -> AnimeName | None:
     """The name's parts, or None when anitopy finds no title in it."""
+    import anitopy  # where names are parsed only (as guessit)
+
     try:
         found: dict[str, Any] = anitopy.parse(name) or {}
     except Exception:  # anitopy has no error type of its own; any failure is "no title"

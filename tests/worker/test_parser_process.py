@@ -2,14 +2,19 @@
 do not outlive a killed jellybit, leave a terminal's Ctrl-C to jellybit, and load
 the parsers only."""
 
+import asyncio
 import os
 import select
 import signal
 import subprocess
 import sys
+from multiprocessing import forkserver, resource_tracker
 from pathlib import Path
 
+import pytest
+
 from core import clock
+from tests.support.house import eventually
 from tests.support.qbittorrent import pid_alive
 from worker.cpu import PRELOAD, CpuPool
 
@@ -97,3 +102,45 @@ async def test_a_ctrl_c_in_the_terminal_is_left_to_jellybit() -> None:
         assert await pool.call(os.getpid) == worker
     finally:
         await pool.close()
+
+
+async def test_idle_processes_end_and_the_next_call_starts_them_again(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A minute (here half a second) after its last call the pool ends its workers,
+    their fork server and the resource tracker, with nothing left for the tracker to
+    clean up (it would say "leaked semaphore objects"). The next call works as the first."""
+    before = _helpers()
+    pool = CpuPool(workers=1, idle=0.5)
+    assert _helpers() == before  # nothing starts before the first call
+    stop = asyncio.Event()
+    part = asyncio.create_task(pool.run(stop))
+    try:
+        first = await pool.call(os.getpid)
+        server, tracker = _helpers()
+        assert server is not None
+        assert tracker is not None
+        assert pid_alive(first)
+
+        async def ended() -> bool:
+            return not any(map(pid_alive, (first, server, tracker)))
+
+        await eventually(ended, within=20, what="the idle worker and its helpers ended")
+        again = await pool.call(os.getpid)
+        assert again != first
+        assert pid_alive(again)
+        assert None not in _helpers()
+        assert server not in _helpers()
+    finally:
+        stop.set()
+        await part
+        await pool.close()
+    assert "leaked" not in capfd.readouterr().err
+
+
+def _helpers() -> tuple[int | None, int | None]:
+    """The fork server's and the resource tracker's PIDs (what ``_stop_helpers`` stops):
+    the test fails here first when a Python release renames what it relies on."""
+    server: int | None = forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
+    tracker: int | None = resource_tracker._resource_tracker._pid  # type: ignore[attr-defined]
+    return server, tracker
