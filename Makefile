@@ -74,6 +74,7 @@ bench: $(BIN)/jellybit
 	$(BIN)/python -m bench.import_bench
 	$(BIN)/python -m bench.web_bench
 	$(BIN)/python -m bench.search_bench
+	$(BIN)/python -m bench.memory_bench
 
 # Recognition on the held-out and regression decision sets, with every miss.
 recognition: $(BIN)/jellybit
