@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bot import sender
 from common.logs import configure_logging
 from core.config import QbittorrentSettings
 from jellybit.app import Tuning
@@ -59,7 +60,11 @@ class LoopLag:
 
 
 async def round_trip_ms(tg: FakeTelegram, user: FakeUser, text: str) -> float:
-    """Hand a message to the bot; the time until its answer reaches the fake server."""
+    """Hand a message to the bot; the time until its answer reaches the fake server.
+    The chat's pacing is reset first: a person never sends hundreds of messages in a few
+    minutes, and the bench measures the answer's own time, not Telegram's per-chat limit
+    (bot/sender.py ``ChatPacer``), which would otherwise hold the 31st answer a second."""
+    sender.PACER = sender.ChatPacer()
     seen = len(tg.calls)
     sent = await user.send_text(text)
     handed = time.monotonic()

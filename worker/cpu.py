@@ -55,6 +55,8 @@ class CpuPool:
         self._broken = asyncio.Event()
         self._calls = 0  # in flight
         self._last = 0.0  # clock.monotonic() of the last call's end
+        self._starting = False
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def _new_pool(self) -> ProcessPoolExecutor:
         context = get_context("forkserver")
@@ -73,7 +75,10 @@ class CpuPool:
         pool = self._pool
         self._calls += 1
         try:
-            return await asyncio.get_running_loop().run_in_executor(pool, function, *args)
+            # Submitted from a thread: a submit that starts the processes waits for the
+            # fork server to load the parsers (~1 s), which must not stall the loop.
+            future = await asyncio.to_thread(pool.submit, function, *args)
+            return await asyncio.wrap_future(future)
         except BrokenProcessPool:
             if pool is self._pool:  # the first to see it replaces it (the next call)
                 self._pool = None
@@ -83,6 +88,23 @@ class CpuPool:
         finally:
             self._calls -= 1
             self._last = clock.monotonic()
+
+    def prestart(self) -> None:
+        """Work is coming (a download was accepted): start the processes now, in the
+        background, so that its recognition does not wait for them."""
+        if self._pool is None and not self._starting:
+            self._starting = True
+            task = asyncio.create_task(self._prestart())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _prestart(self) -> None:
+        try:
+            await asyncio.gather(*(self.call(os.getpid) for _ in range(self.workers)))
+        except Exception:  # the first parse starts them instead
+            get_logger().warning("cpu.prestart_failed", exc_info=True)
+        finally:
+            self._starting = False
 
     async def run(self, stop: asyncio.Event) -> None:
         """The supervisor's part: ends idle processes; a pool that broke (and was

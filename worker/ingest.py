@@ -134,6 +134,7 @@ class Ingest:
             return Duplicate(result.download)
         log.info("ingest.accepted", name=new.name, source=new.origin, infohashes=list(hashes))
         self._wake_adder()
+        self._cpu.prestart()  # its recognition will need the parsers
         return Created(result.download)
 
     async def _in_library(self, download: Download) -> LibraryTitle | None:
