@@ -26,7 +26,7 @@ import requests
 
 from tests.support.fake_qbittorrent import FakeQbittorrent, Version, record
 from tests.support.fixtures import qbittorrent_command, versions
-from tests.support.qbittorrent import new_qbittorrent
+from tests.support.qbittorrent import WebUiCalls, new_qbittorrent
 from tests.support.torrents import (
     UPLOAD_STATES,
     MadeTorrent,
@@ -42,7 +42,7 @@ TIMEOUT = 10.0
 
 
 @dataclass
-class Target:
+class Target(WebUiCalls):
     """A qBittorrent WebUI to hold to the contract, real or fake."""
 
     version: Version
@@ -53,21 +53,6 @@ class Target:
     provide: Callable[[MadeTorrent], None]  # peers have it from now on
     peer: str | None  # the x.pe hint of those peers
     src: Path
-
-    def session(self) -> requests.Session:
-        """A logged-in session, as qbittorrent-api makes one."""
-        session = requests.Session()
-        answer = self.post(session, "auth/login", username=self.username, password=self.password)
-        assert answer.status_code in (200, 204), answer.text
-        return session
-
-    def get(self, session: requests.Session, path: str, **params: Any) -> requests.Response:
-        return session.get(f"{self.url}/api/v2/{path}", params=params, timeout=TIMEOUT)
-
-    def post(
-        self, session: requests.Session, path: str, files: Any = None, **data: Any
-    ) -> requests.Response:
-        return session.post(f"{self.url}/api/v2/{path}", data=data, files=files, timeout=TIMEOUT)
 
     def new_torrent(self, kind: str = "hybrid", *, offered: bool = True) -> MadeTorrent:
         n = next(_names)

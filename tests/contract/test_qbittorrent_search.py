@@ -26,18 +26,17 @@ from core.config import QbittorrentSettings
 from core.search import Terms
 from tests.support.fake_qbittorrent import FakeQbittorrentServer, Version, record
 from tests.support.fixtures import qbittorrent_command, versions
-from tests.support.qbittorrent import new_qbittorrent
+from tests.support.qbittorrent import WebUiCalls, new_qbittorrent
 from tests.support.search_site import SearchSite, install_plugin, site_row
 from worker.qbt import QbtClient
 from worker.qbt_search import QbtSearchSource
 
-TIMEOUT = 10.0
 MAGNET = "magnet:?xt=urn:btih:" + "a" * 40 + "&dn=Dune"
 _words = itertools.count()
 
 
 @dataclass
-class Target:
+class Target(WebUiCalls):
     """A qBittorrent WebUI with the tests' plugin asking ``site``, real or fake."""
 
     version: Version
@@ -45,18 +44,6 @@ class Target:
     username: str
     password: str
     site: SearchSite
-
-    def session(self) -> requests.Session:
-        session = requests.Session()
-        answer = self.post(session, "auth/login", username=self.username, password=self.password)
-        assert answer.status_code in (200, 204), answer.text
-        return session
-
-    def get(self, session: requests.Session, path: str, **params: Any) -> requests.Response:
-        return session.get(f"{self.url}/api/v2/{path}", params=params, timeout=TIMEOUT)
-
-    def post(self, session: requests.Session, path: str, **data: Any) -> requests.Response:
-        return session.post(f"{self.url}/api/v2/{path}", data=data, timeout=TIMEOUT)
 
     def start(self, session: requests.Session, words: str, category: str = "all") -> int:
         answer = self.post(

@@ -723,19 +723,14 @@ class FakeQbittorrent(HttpFake):
         return self._answer(call, {"results": rows, "status": status, "total": size})
 
     async def _search_stop(self, request: web.Request) -> web.StreamResponse:
-        call, early = await self._begin(request)
-        if early is not None:
-            return early
-        form = await self._form(request)
-        if "id" not in form:
-            return self._missing(call, form, ("id",))
-        job = self._job(request, form)
-        if job is None:
-            return _text(call, "Not Found", 404)
-        job.cancel()
-        return _text(call, "")
+        return await self._end_job(request, forget=False)
 
     async def _search_delete(self, request: web.Request) -> web.StreamResponse:
+        return await self._end_job(request, forget=True)
+
+    async def _end_job(self, request: web.Request, *, forget: bool) -> web.StreamResponse:
+        """``search/stop`` (the job stays listed) and ``search/delete`` (it is gone):
+        both answer 200 with an empty body, or 404 for a job the session does not have."""
         call, early = await self._begin(request)
         if early is not None:
             return early
@@ -746,7 +741,8 @@ class FakeQbittorrent(HttpFake):
         if job is None:
             return _text(call, "Not Found", 404)
         job.cancel()
-        del self._jobs(request)[job.id]
+        if forget:
+            del self._jobs(request)[job.id]
         return _text(call, "")
 
     def _missing(

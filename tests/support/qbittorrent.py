@@ -12,7 +12,9 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
+
+import requests
 
 from sandbox import qbittorrent as sandbox_qbittorrent
 from sandbox.qbittorrent import QBITTORRENT_NOX, QbtStartError, free_port, pid_alive, pid_listens_on
@@ -71,3 +73,29 @@ def leecher_and_seeder(root: Path) -> Iterator[tuple[QbtInstance, QbtInstance]]:
     stopped by their PIDs on exit (benchmarks; tests use the module fixtures)."""
     with new_qbittorrent(root / "qbt") as qbt, new_qbittorrent(root / "seeder") as seeder:
         yield qbt, seeder
+
+
+class WebUiCalls:
+    """Raw WebUI API calls to a contract suite's target, real or fake (``url``,
+    ``username`` and ``password`` are the target's), as qbittorrent-api makes them."""
+
+    url: str
+    username: str
+    password: str
+    timeout: float = 10.0
+
+    def session(self) -> requests.Session:
+        """A logged-in session."""
+        session = requests.Session()
+        answer = self.post(session, "auth/login", username=self.username, password=self.password)
+        assert answer.status_code in (200, 204), answer.text
+        return session
+
+    def get(self, session: requests.Session, path: str, **params: Any) -> requests.Response:
+        return session.get(f"{self.url}/api/v2/{path}", params=params, timeout=self.timeout)
+
+    def post(
+        self, session: requests.Session, path: str, files: Any = None, **data: Any
+    ) -> requests.Response:
+        url = f"{self.url}/api/v2/{path}"
+        return session.post(url, data=data, files=files, timeout=self.timeout)
