@@ -25,7 +25,7 @@ import pytest
 import requests
 
 from tests.support.fake_qbittorrent import FakeQbittorrent, Version, record
-from tests.support.fixtures import qbittorrent_command, versions
+from tests.support.fixtures import contract_targets, qbittorrent_command
 from tests.support.qbittorrent import WebUiCalls, new_qbittorrent
 from tests.support.torrents import (
     UPLOAD_STATES,
@@ -98,10 +98,7 @@ def _real_target(version: Version, root: Path) -> Iterator[Target]:
         )  # fmt: skip
 
 
-TARGETS = [f"fake{v}" for v in ("4.5", "5")] + [f"real{v}" for v in versions()]
-
-
-@pytest.fixture(scope="module", params=TARGETS)
+@pytest.fixture(scope="module", params=contract_targets())
 def target(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Target]:

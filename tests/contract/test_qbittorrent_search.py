@@ -25,7 +25,7 @@ import requests
 from core.config import QbittorrentSettings
 from core.search import Terms
 from tests.support.fake_qbittorrent import FakeQbittorrentServer, Version, record
-from tests.support.fixtures import qbittorrent_command, versions
+from tests.support.fixtures import contract_targets, qbittorrent_command
 from tests.support.qbittorrent import WebUiCalls, new_qbittorrent
 from tests.support.search_site import SearchSite, install_plugin, site_row
 from worker.qbt import QbtClient
@@ -76,10 +76,7 @@ class Target(WebUiCalls):
         self.post(session, "search/delete", id=search_id)
 
 
-TARGETS = [f"fake{v}" for v in ("4.5", "5")] + [f"real{v}" for v in versions()]
-
-
-@pytest.fixture(scope="module", params=TARGETS)
+@pytest.fixture(scope="module", params=contract_targets())
 def target(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Target]:

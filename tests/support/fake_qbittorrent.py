@@ -701,7 +701,11 @@ class FakeQbittorrent(HttpFake):
             return _text(call, "Not Found", 404)
         return self._answer(call, [self._job_status(job)])
 
-    async def _search_results(self, request: web.Request) -> web.StreamResponse:
+    async def _asked_job(
+        self, request: web.Request
+    ) -> tuple[Call, dict[str, list[Any]], _Search] | web.StreamResponse:
+        """The job a request names by ``id``, or the answer to it: refused, no ``id``
+        (400), or a job the session does not have (404)."""
         call, early = await self._begin(request)
         if early is not None:
             return early
@@ -711,6 +715,13 @@ class FakeQbittorrent(HttpFake):
         job = self._job(request, form)
         if job is None:
             return _text(call, "Not Found", 404)
+        return call, form, job
+
+    async def _search_results(self, request: web.Request) -> web.StreamResponse:
+        asked = await self._asked_job(request)
+        if isinstance(asked, web.StreamResponse):
+            return asked
+        call, form, job = asked
         offset = int(form.get("offset", ["0"])[0] or 0)
         limit = int(form.get("limit", ["0"])[0] or 0)
         size = len(job.results)
@@ -731,15 +742,10 @@ class FakeQbittorrent(HttpFake):
     async def _end_job(self, request: web.Request, *, forget: bool) -> web.StreamResponse:
         """``search/stop`` (the job stays listed) and ``search/delete`` (it is gone):
         both answer 200 with an empty body, or 404 for a job the session does not have."""
-        call, early = await self._begin(request)
-        if early is not None:
-            return early
-        form = await self._form(request)
-        if "id" not in form:
-            return self._missing(call, form, ("id",))
-        job = self._job(request, form)
-        if job is None:
-            return _text(call, "Not Found", 404)
+        asked = await self._asked_job(request)
+        if isinstance(asked, web.StreamResponse):
+            return asked
+        call, _, job = asked
         job.cancel()
         if forget:
             del self._jobs(request)[job.id]

@@ -58,6 +58,12 @@ def versions() -> list[str]:
     return [version for version in VERSIONS if version in wanted]
 
 
+def contract_targets() -> list[str]:
+    """What a contract suite runs against: the fake as 4.5 and as 5.x, and each real
+    version (``fake4.5``, ``fake5``, ``real4.5``, ``real5``)."""
+    return [f"fake{v}" for v in ("4.5", "5")] + [f"real{v}" for v in versions()]
+
+
 @pytest.fixture(scope="module")
 def seeder(qbt: QbtInstance, tmp_path_factory: pytest.TempPathFactory) -> Iterator[QbtInstance]:
     """A qBittorrent (the host's) that serves the tests' torrents (see
