@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from core.config import SearchSettings, TorznabEndpoint
 from core.ids import Id
 from store import Store
 from tests.support.fake_qbittorrent import FakeQbittorrentServer
@@ -20,7 +19,7 @@ from tests.support.fixtures import fake_qbt
 from tests.support.house import House, eventually, house_settings, settings_for
 from tests.support.telegram import FakeTelegram, FakeUser, Message
 from tests.support.tmdb import FakeTmdb
-from tests.support.torznab import FakeRelease, FakeTorznab
+from tests.support.torznab import FakeRelease, FakeTorznab, good_refusing_hanging
 from tests.worker.test_import import torrent_of
 
 ALICE = 111_111_111
@@ -71,20 +70,10 @@ async def chat(
     async with (
         FakeTelegram() as tg,
         FakeTmdb() as fake_tmdb,
-        FakeTorznab(flavour="prowlarr", api_key=KEY) as good,
-        FakeTorznab(flavour="jackett") as refusing,
-        FakeTorznab(flavour="prowlarr") as hanging,
+        good_refusing_hanging(KEY) as indexers,
     ):
-        hanging.set_delay(60)
         metadata = fake_tmdb.metadata() if tmdb else None
-        search = SearchSettings(
-            torznab=(
-                good.endpoint("prowlarr"),
-                TorznabEndpoint("jackett", refusing.url, "wrong-key"),
-                hanging.endpoint("slow"),
-            ),
-            timeout=TIMEOUT,
-        )
+        search = indexers.settings(TIMEOUT)
         settings = house_settings(
             tmp_path,
             qbittorrent=settings_for(qbt),
@@ -97,7 +86,7 @@ async def chat(
         house = await House(settings).start()
         try:
             alice = tg.user(ALICE, language_code=language)
-            yield Chat(house, tg, alice, good, hanging)
+            yield Chat(house, tg, alice, indexers.good, indexers.hanging)
         finally:
             await house.halt()
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from core.config import SearchSettings, TorznabEndpoint
 from core.models import Download
 from core.states import State
 from tests.support.fixtures import qbittorrent_command, versions
@@ -20,7 +19,7 @@ from tests.support.search_site import SearchSite, install_plugin, site_row
 from tests.support.telegram import FakeTelegram, Message
 from tests.support.tmdb import FakeTmdb
 from tests.support.torrents import make_content, make_torrent, seed
-from tests.support.torznab import FakeRelease, FakeTorznab
+from tests.support.torznab import FakeRelease, good_refusing_hanging
 
 ALICE = 111_111_111
 TIMEOUT = 4.0
@@ -58,12 +57,9 @@ async def test_find_tap_and_it_is_in_the_library_as_the_title_picked(
     site.answer("Dune 2021", [site_row(name, magnet, size=2 * MiB, seeds=40)])
     async with (
         FakeTmdb() as tmdb,
-        FakeTorznab(flavour="prowlarr") as indexer,
-        FakeTorznab(flavour="jackett") as refusing,
-        FakeTorznab(flavour="prowlarr") as hanging,
+        good_refusing_hanging() as indexers,
     ):
-        hanging.set_delay(60)
-        indexer.releases.append(
+        indexers.good.releases.append(
             FakeRelease(title="Dune 2021 2160p WEB-DL", tmdb_id=438631, imdb_id="tt1160419")
         )
         settings = house_settings(
@@ -74,15 +70,7 @@ async def test_find_tap_and_it_is_in_the_library_as_the_title_picked(
             language="en",
             library=library_in(tmp_path),
             metadata=tmdb.metadata(),
-            search=SearchSettings(
-                torznab=(
-                    indexer.endpoint("prowlarr"),
-                    TorznabEndpoint("jackett", refusing.url, "wrong"),
-                    hanging.endpoint("slow"),
-                ),
-                qbittorrent=True,
-                timeout=TIMEOUT,
-            ),
+            search=indexers.settings(TIMEOUT, qbittorrent=True),
         )
         house = await House(settings).start()
         try:

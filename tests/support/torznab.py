@@ -47,6 +47,8 @@ from __future__ import annotations
 import base64
 import re
 import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -55,7 +57,7 @@ from xml.sax.saxutils import escape, quoteattr
 from aiohttp import web
 from fastbencode import bencode  # type: ignore[attr-defined]  # no __all__
 
-from core.config import TorznabEndpoint
+from core.config import SearchSettings, TorznabEndpoint
 from core.magnet import magnet_uri
 from core.torrent_file import MAX_TORRENT_BYTES
 from tests.support.http_fake import Call as Call
@@ -568,3 +570,35 @@ def _error(code: int, description: str, *, charset: bool = False) -> _Xml:
 def _prowlarr_error(code: int, description: str) -> _Xml:
     """Prowlarr's CreateErrorXML, answered as ``application/rss+xml`` (CreateResponse)."""
     return _Xml(_error(code, description).text, RSS_TYPE["prowlarr"])
+
+
+@dataclass
+class Indexers:
+    """The indexers a search test configures together: a good one (Prowlarr), one that
+    refuses its key (Jackett) and one that hangs (Prowlarr, answering after a minute)."""
+
+    good: FakeTorznab
+    refusing: FakeTorznab
+    hanging: FakeTorznab
+
+    def settings(self, timeout: float, *, qbittorrent: bool = False) -> SearchSettings:
+        return SearchSettings(
+            torznab=(
+                self.good.endpoint("prowlarr"),
+                TorznabEndpoint("jackett", self.refusing.url, "wrong-key"),
+                self.hanging.endpoint("slow"),
+            ),
+            qbittorrent=qbittorrent,
+            timeout=timeout,
+        )
+
+
+@asynccontextmanager
+async def good_refusing_hanging(good_key: str | None = None) -> AsyncIterator[Indexers]:
+    async with (
+        FakeTorznab(flavour="prowlarr", api_key=good_key or secrets.token_hex(16)) as good,
+        FakeTorznab(flavour="jackett") as refusing,
+        FakeTorznab(flavour="prowlarr") as hanging,
+    ):
+        hanging.set_delay(60)
+        yield Indexers(good, refusing, hanging)
