@@ -80,6 +80,9 @@ def _built_rules() -> Any:
     if _RULES is None:
         from guessit.api import GuessItApi  # where names are parsed only
 
+        from recognition.parsing import rebulk_fast
+
+        rebulk_fast.install()
         _RULES = GuessItApi()
         _RULES.configure({})
     return _RULES.rebulk
