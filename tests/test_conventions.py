@@ -26,7 +26,7 @@ ID_MODULE = ROOT / "core" / "ids.py"
 # Libraries the pure layers may use: computation, no I/O framework.
 PURE_THIRD_PARTY = {
     "core": {"ulid", "fastbencode"},
-    "recognition": {"guessit", "babel", "babelfish", "anitopy"},
+    "recognition": {"guessit", "rebulk", "babel", "babelfish", "anitopy"},
 }
 
 _AUTOINCREMENT = re.compile(r"\bAUTOINCREMENT\b", re.IGNORECASE)
@@ -369,3 +369,11 @@ def test_only_the_builder_wires_parts() -> None:
 )
 def test_the_wiring_rule_catches_calls(source: str) -> None:
     assert wiring_calls(source)
+
+
+def test_every_scope_started_first_is_a_module_of_the_suite() -> None:
+    """A renamed module left in ``LONGEST_FIRST`` would quietly run last again."""
+    from tests.conftest import LONGEST_FIRST
+
+    missing = [s for s in LONGEST_FIRST if not (ROOT / "tests" / s.partition("[")[0]).is_file()]
+    assert missing == []

@@ -168,7 +168,12 @@ async def _find_tap_and_done(qbt: FakeQbittorrentServer, tmp_path: Path) -> None
         assert card.title is not None
         assert (card.title.candidate.provider_id, card.title.year) == ("438631", 2021)
         assert "themoviedb.org/movie/438631" in " ".join(await c.store.telegram.hints(download.id))
-        # One message for the search and the download, one for /help; nothing else.
+        # One message for the search and the download, one for /help; nothing else (the
+        # message "Done" replaces is deleted right after "Done" is sent).
+        async def settled() -> bool:
+            return len(c.alice.bot_messages()) <= 2
+
+        await eventually(settled, within=5, what="the message Done replaces deleted")
         assert [m.text.split("\n")[0] for m in c.alice.bot_messages()] == [
             "Send me a magnet link or a .torrent file: I add it to qBittorrent, follow it and"
             " put the finished files into the Jellyfin library.",
