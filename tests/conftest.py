@@ -68,59 +68,69 @@ def _plain_tracebacks() -> None:
 
 # ``make test`` runs tests in parallel by scope: a module, or a module against one
 # qBittorrent version (its tests share that version's qbittorrent-nox, and the 4.5 and
-# 5.x halves of a long module run side by side). The longest scopes start first, so that
-# no worker is left with one of them at the end while the others idle: the run's wall
-# time is its longest worker's. Scopes of under ~7 s (wall, in a full run) follow in
-# file order: they fill the end (with only the first 15 here, tests/worker/test_import.py
-# alone ran the last 20 s of a run, one core idle; tests/bot/test_search.py, left out,
-# the last 15 s of another).
+# 5.x halves of a long module run side by side), or one decision set. The longest scopes
+# start first, so that no worker is left with one of them at the end while the others
+# idle: the run's wall time is its longest worker's. Those that mostly wait (on a real
+# qBittorrent, a download, a timer) alternate with those that keep a core busy (a
+# decision set, "[heldout/fresh2.json]"), so that the waits overlap work: all waiting
+# at once left both cores half idle for 35 s of a run. Scopes of under ~7 s (wall, in a
+# full run) follow in file order: they fill the end (tests/bot/test_search.py, left out,
+# ran the last 15 s of a run alone).
 LONGEST_FIRST = (
     "integration/test_crash.py[qbt4.5]",
-    "recognition/test_recognition_sets.py",
+    "[heldout/fresh2.json]",
+    "[world/world2.json]",
     "integration/test_qbittorrent5.py",
-    "jellybit/test_install.py",
-    "recognition/test_parsing_suites.py",
+    "[world/world1.json]",
+    "[world/world3.json]",
     "integration/test_crash.py[qbt5]",
+    "[regression/releases.json]",
+    "[world/world4.json]",
+    "jellybit/test_install.py",
+    "[heldout/fresh3.json]",
+    "[heldout/fresh.json]",
     "integration/test_lifecycle.py[qbt4.5]",
+    "recognition/test_recognition_sets.py",
     "integration/test_lifecycle.py[qbt5]",
+    "recognition/test_parsing_suites.py",
     "bot/test_chat.py",
+    "web/test_api.py",
     "contract/test_qbittorrent.py",
-    "bot/test_front_door.py",
-    "integration/test_downloads.py[qbt4.5]",
-    "integration/test_downloads.py[qbt5]",
-    "bot/test_search.py",
-    "bot/test_inbox.py",
-    "worker/test_import.py",
-    "sandbox/test_sandbox.py",
-    "web/test_review_flow.py",
     "bot/test_lazy_aiogram.py",
+    "bot/test_front_door.py",
+    "bot/test_update_shapes.py",
+    "integration/test_downloads.py[qbt4.5]",
+    "sandbox/test_sandbox.py",
+    "integration/test_downloads.py[qbt5]",
+    "core/test_torrent_file.py",
+    "bot/test_search.py",
+    "jellybit/test_cli.py",
+    "bot/test_inbox.py",
+    "test_conventions.py",
+    "worker/test_import.py",
+    "web/test_pages.py",
+    "web/test_review_flow.py",
+    "recognition/test_guess_siblings.py",
     "integration/test_shutdown.py[qbt4.5]",
+    "common/test_i18n.py",
     "integration/test_shutdown.py[qbt5]",
+    "recognition/test_rebulk_fast.py",
     "worker/test_recognition_layout.py",
+    "contract/test_qbittorrent_search.py",
     "web/test_browser.py",
     "sandbox/test_sandbox_chat.py",
-    "web/test_pages.py",
-    "bot/test_update_shapes.py",
     "test_harness.py[qbt4.5]",
     "test_harness.py[qbt5]",
     "worker/test_library_refusals.py",
-    "web/test_api.py",
-    "jellybit/test_cli.py",
     "integration/test_search.py[qbt4.5]",
     "integration/test_search.py[qbt5]",
     "sandbox/test_sandbox_signals.py",
     "bot/test_one_message.py",
-    "common/test_i18n.py",
     "worker/test_disk_space.py",
-    "recognition/test_guess_siblings.py",
     "bot/test_supervision.py",
     "sandbox/test_fake_telegram.py",
-    "core/test_torrent_file.py",
     "jellybit/test_check.py",
     "worker/test_nothing_twice.py",
-    "test_conventions.py",
-    "contract/test_qbittorrent_search.py",
-    "recognition/test_rebulk_fast.py",
 )
 _VERSION = re.compile(r"\[(?:.*-)?(qbt[\d.]+)(?:-.*)?\]$")
 
@@ -142,8 +152,10 @@ def scope_of(nodeid: str) -> str:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     def rank(item: pytest.Item) -> int:
-        scope = scope_of(item.nodeid).partition("::")[0]
-        return next((i for i, end in enumerate(LONGEST_FIRST) if scope.endswith(end)), 99)
+        scope = scope_of(item.nodeid)
+        ends = (scope, scope.partition("::")[0])  # a set's scope is its test
+        found = (i for i, end in enumerate(LONGEST_FIRST) if any(e.endswith(end) for e in ends))
+        return next(found, 99)
 
     items.sort(key=rank)  # stable: the order inside a scope stays
 
