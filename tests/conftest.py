@@ -1,6 +1,7 @@
 import fnmatch
 import re
 from collections.abc import AsyncIterator, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -151,13 +152,14 @@ def scope_of(nodeid: str) -> str:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    def rank(item: pytest.Item) -> int:
-        scope = scope_of(item.nodeid)
-        ends = (scope, scope.partition("::")[0])  # a set's scope is its test
-        found = (i for i, end in enumerate(LONGEST_FIRST) if any(e.endswith(end) for e in ends))
-        return next(found, 99)
+    items.sort(key=lambda item: _rank(scope_of(item.nodeid)))  # stable: a scope's order stays
 
-    items.sort(key=rank)  # stable: the order inside a scope stays
+
+@cache
+def _rank(scope: str) -> int:
+    ends = (scope, scope.partition("::")[0])  # a set's scope is its test
+    found = (i for i, end in enumerate(LONGEST_FIRST) if any(e.endswith(end) for e in ends))
+    return next(found, len(LONGEST_FIRST))
 
 
 class _ByScope(LoadScopeScheduling):  # type: ignore[misc]  # xdist has no types

@@ -168,6 +168,7 @@ async def _find_tap_and_done(qbt: FakeQbittorrentServer, tmp_path: Path) -> None
         assert card.title is not None
         assert (card.title.candidate.provider_id, card.title.year) == ("438631", 2021)
         assert "themoviedb.org/movie/438631" in " ".join(await c.store.telegram.hints(download.id))
+
         # One message for the search and the download, one for /help; nothing else (the
         # message "Done" replaces is deleted right after "Done" is sent).
         async def settled() -> bool:
