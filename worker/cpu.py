@@ -26,6 +26,7 @@ supervisor keeps) then ends with the error, so that it is logged and counted.
 """
 
 import asyncio
+import gc
 import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -33,7 +34,6 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import forkserver, get_context, resource_tracker, util
 from typing import TypeVar
 
-from common.heap import give_back
 from common.logs import get_logger
 from core import clock
 from worker.pacing import sleep_until
@@ -127,7 +127,7 @@ class CpuPool:
             return
         await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
         del pool
-        give_back()  # the pool's queues' semaphores are unlinked and untracked now
+        gc.collect()  # the pool's queues' semaphores are unlinked and untracked now
         if self._pool is None:  # no call made a new pool meanwhile
             await asyncio.to_thread(_stop_helpers)
         get_logger().info("cpu.processes_ended", idle_s=self._idle)
