@@ -32,6 +32,10 @@ FOLLOWED_FIELDS = frozenset(
         "infohash_v1", "infohash_v2", "category", "added_on",
     }
 )  # fmt: skip
+# Fields the live map keeps: those jellybit reads (above, and what tells a torrent's
+# metadata and id apart). qBittorrent sends ~50 more a torrent (trackers, ratios,
+# limits, peers): kept, they were four fifths of the map (bench/poll_bench.py).
+KEPT_FIELDS = FOLLOWED_FIELDS | {"hash", "has_metadata", "total_size"}
 
 
 def hashes_of(torrent: Mapping[str, Any]) -> tuple[str, ...]:
@@ -124,7 +128,8 @@ class LiveMap:
     """The torrents qBittorrent has, merged from full and partial sync answers.
 
     Partial answers carry only the changed fields of changed torrents; they are
-    merged into the previous state. ``full_update`` replaces everything.
+    merged into the previous state. ``full_update`` replaces everything. Only
+    ``KEPT_FIELDS`` are kept.
     """
 
     def __init__(self) -> None:
@@ -193,7 +198,7 @@ class LiveMap:
         torrent = self.torrents.setdefault(torrent_id, {"hash": torrent_id})
         for old in self._keys(torrent_id, torrent):
             self._by_hash.pop(old, None)
-        torrent.update(fields)
+        torrent.update((k, v) for k, v in fields.items() if k in KEPT_FIELDS)
         for key in self._keys(torrent_id, torrent):
             self._by_hash[key] = torrent_id
 

@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 from core.ids import new_id
-from core.live import LiveMap, contradicts, hashes_of, is_complete, torrent_ids
+from core.live import KEPT_FIELDS, LiveMap, contradicts, hashes_of, is_complete, torrent_ids
 from core.models import Download, Infohash
 from core.paths import map_remote_path
 from core.states import State
@@ -45,13 +45,14 @@ def test_partial_updates_merge_and_full_updates_replace() -> None:
     assert live.torrents == {}
 
 
-def test_updates_of_fields_jellybit_does_not_read_are_merged_but_not_followed() -> None:
+def test_fields_jellybit_does_not_read_are_neither_kept_nor_followed() -> None:
     live = LiveMap()
-    live.apply({"rid": 1, "full_update": True, "torrents": {V1: {"progress": 0.1}}})
+    live.apply({"rid": 1, "full_update": True, "torrents": {V1: {"progress": 0.1, "ratio": 2}}})
     quiet = live.apply({"rid": 2, "torrents": {V1: {"time_active": 12, "last_activity": 5}}})
     assert quiet.changed == set()
-    assert live.torrents[V1]["time_active"] == 12
+    assert live.torrents[V1] == {"hash": V1, "progress": 0.1}
     assert live.apply({"rid": 3, "torrents": {V1: {"dlspeed": 7}}}).changed == {V1}
+    assert set(live.torrents[V1]) <= KEPT_FIELDS
 
 
 def test_a_hybrid_changing_its_torrent_id_stays_findable_by_every_hash() -> None:
